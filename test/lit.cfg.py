@@ -1,0 +1,29 @@
+# lit configuration for the mmc test suite.
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "MM"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "unit"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.mm_obj_root, "test")
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.add_tool_substitutions(["mmc-opt", "mmc", "mmrun"], [config.mm_tools_dir])
+
+# ../shared (models, conformance cases) sits beside the checkout; tests that need it
+# declare `REQUIRES: shared` and are reported UNSUPPORTED when it is absent.
+shared = os.path.normpath(os.path.join(config.mm_src_root, "..", "shared"))
+config.substitutions.append(("%shared", shared))
+config.substitutions.append(("%models", os.path.join(config.mm_src_root, "models")))
+config.substitutions.append(("%python", "/usr/bin/python3"))
+if os.path.isdir(os.path.join(shared, "models")):
+    config.available_features.add("shared")
+else:
+    lit_config.note("../shared not found: tests that need it are skipped")
+if config.mm_enable_cuda:
+    config.available_features.add("cuda")

@@ -1,0 +1,49 @@
+//===- mmc.cpp - the mmc compiler driver -----------------------------------===//
+//
+//   mmc import  <model.onnx | folder> [-o out.mlir]     ONNX -> `mm` dialect
+//   mmc compile <model> -o plan.fb [--target cpu|cuda] [--dtype f32|f16|bf16]
+//
+//===----------------------------------------------------------------------===//
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace cl = llvm::cl;
+
+static cl::SubCommand importCmd("import", "Import an ONNX model (file or folder) into the mm dialect");
+static cl::SubCommand compileCmd("compile", "Compile a model into a plan file for mmrun");
+
+static cl::opt<std::string> importInput(cl::Positional, cl::Required, cl::sub(importCmd),
+                                        cl::desc("<model.onnx | folder>"));
+static cl::opt<std::string> importOutput("o", cl::sub(importCmd), cl::init("-"),
+                                         cl::desc("Output .mlir file (default: stdout)"),
+                                         cl::value_desc("file"));
+
+static cl::opt<std::string> compileInput(cl::Positional, cl::Required, cl::sub(compileCmd),
+                                         cl::desc("<model.onnx | folder>"));
+static cl::opt<std::string> compileOutput("o", cl::sub(compileCmd), cl::Required,
+                                          cl::desc("Output plan file"), cl::value_desc("plan.fb"));
+static cl::opt<std::string> compileTarget("target", cl::sub(compileCmd), cl::init("cpu"),
+                                          cl::desc("Target backend: cpu or cuda"));
+static cl::opt<std::string> compileDtype("dtype", cl::sub(compileCmd), cl::init("f32"),
+                                         cl::desc("Compute dtype: f32, f16 or bf16"));
+
+static int notImplemented(llvm::StringRef what, llvm::StringRef where) {
+  llvm::WithColor::error(llvm::errs(), "mmc")
+      << "'" << what << "' is not implemented yet (" << where << ")\n";
+  return 1;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::SetVersionPrinter([](llvm::raw_ostream &os) { os << "mmc " MM_VERSION "\n"; });
+  cl::ParseCommandLineOptions(argc, argv,
+                              "mmc: ahead-of-time compiler for multimodal transformer models\n");
+  if (importCmd)
+    return notImplemented("mmc import", "the ONNX importer");
+  if (compileCmd)
+    return notImplemented("mmc compile", "the plan emitter");
+  llvm::WithColor::error(llvm::errs(), "mmc") << "no subcommand given; see 'mmc --help'\n";
+  return 1;
+}
