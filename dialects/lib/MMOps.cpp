@@ -70,6 +70,15 @@ LogicalResult verifyRankedOneD(Operation *op, StringRef what, Value v) {
   return success();
 }
 
+/// An optional operand (a bias) must have the input's element type; ODS's
+/// AllElementTypesMatch cannot name optional operands.
+LogicalResult verifyOptionalElementType(Operation *op, StringRef what, Value v, Value input) {
+  if (v && getElementTypeOrSelf(v) != getElementTypeOrSelf(input))
+    return op->emitOpError() << what << " element type " << getElementTypeOrSelf(v)
+                             << " differs from the input's " << getElementTypeOrSelf(input);
+  return success();
+}
+
 int64_t mulDims(int64_t a, int64_t b) {
   return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) ? ShapedType::kDynamic : a * b;
 }
@@ -117,9 +126,14 @@ LogicalResult ConvOp::verify() {
   int64_t group = getGroup();
   if (group < 1)
     return emitOpError("group must be >= 1");
+  if (!ShapedType::isDynamic(w.getDimSize(0)) && w.getDimSize(0) % group != 0)
+    return emitOpError() << "output channels " << w.getDimSize(0) << " are not a multiple of group "
+                         << group;
   if (!dimsCompatible(in.getDimSize(1), mulDims(w.getDimSize(1), group)))
     return emitOpError() << "input channels " << in.getDimSize(1) << " != weight channels "
                          << w.getDimSize(1) << " x group " << group;
+  if (failed(verifyOptionalElementType(*this, "bias", getBias(), getInput())))
+    return failure();
   if (getBias() && (tensorType(getBias()).getRank() != 1 ||
                     !dimsCompatible(tensorType(getBias()).getDimSize(0), w.getDimSize(0))))
     return emitOpError("bias must be 1-D with one value per output channel");
@@ -167,9 +181,9 @@ LogicalResult GatherOp::verify() {
   auto data = tensorType(getData()), idx = tensorType(getIndices());
   if (data.getRank() < 1)
     return emitOpError("data must have rank >= 1");
+  if (failed(verifyAxis(*this, "axis", getAxis(), data.getRank())))
+    return failure();
   auto axis = normalizeAxis(getAxis(), data.getRank());
-  if (!axis)
-    return emitOpError() << "axis " << getAxis() << " out of range for rank " << data.getRank();
   SmallVector<int64_t> expected(data.getShape().take_front(*axis));
   llvm::append_range(expected, idx.getShape());
   llvm::append_range(expected, data.getShape().drop_front(*axis + 1));
@@ -183,6 +197,10 @@ LogicalResult GatherNDOp::verify() {
     return emitOpError("data and indices must have rank >= 1");
   if (b < 0 || b >= std::min(data.getRank(), idx.getRank()))
     return emitOpError() << "batch_dims " << b << " must be less than both ranks";
+  for (int64_t i = 0; i < b; ++i)
+    if (!dimsCompatible(data.getDimSize(i), idx.getDimSize(i)))
+      return emitOpError() << "batch dim " << i << " differs: data " << data.getDimSize(i)
+                           << " vs indices " << idx.getDimSize(i);
   int64_t last = idx.getShape().back();
   if (ShapedType::isDynamic(last))
     return emitOpError("the last dim of indices must be static");
@@ -195,8 +213,7 @@ LogicalResult GatherNDOp::verify() {
 }
 
 LogicalResult ConcatOp::verify() {
-  if (getInputs().empty())
-    return emitOpError("needs at least one input");
+  // SameOperandsAndResultElementType (verified first) guarantees at least one input.
   int64_t rank = tensorType(getInputs().front()).getRank();
   if (failed(verifyAxis(*this, "axis", getAxis(), rank)))
     return failure();
@@ -226,6 +243,14 @@ LogicalResult SliceOp::verify() {
                          {"ends", getEnds()}, {"axes", getAxes()}, {"steps", getSteps()}})
     if (failed(verifyRankedOneD(*this, name, v)))
       return failure();
+  int64_t n = tensorType(getStarts()).getDimSize(0);
+  for (Value v : {getEnds(), getAxes(), getSteps()}) {
+    int64_t m = tensorType(v).getDimSize(0);
+    if (!dimsCompatible(n, m))
+      return emitOpError() << "starts, ends, axes and steps must have the same length (" << n
+                           << " vs " << m << ")";
+    n = ShapedType::isDynamic(n) ? m : n;
+  }
   if (tensorType(getResult()).getRank() != tensorType(getData()).getRank())
     return emitOpError("result rank must equal data rank");
   return success();
@@ -287,9 +312,10 @@ LogicalResult ExpandOp::verify() {
   auto in = tensorType(getInput()), out = tensorType(getResult());
   if (out.getRank() < in.getRank())
     return emitOpError("result rank must be at least the input rank");
+  // Each result dim is broadcast(input dim, shape entry): a non-1 input dim is kept.
   for (int64_t i = 1; i <= in.getRank(); ++i) {
     int64_t a = in.getDimSize(in.getRank() - i), b = out.getDimSize(out.getRank() - i);
-    if (!ShapedType::isDynamic(a) && !ShapedType::isDynamic(b) && a != 1 && b != 1 && a != b)
+    if (!ShapedType::isDynamic(a) && !ShapedType::isDynamic(b) && a != 1 && a != b)
       return emitOpError() << "input dim " << a << " cannot broadcast to " << b;
   }
   return success();
@@ -393,27 +419,52 @@ LogicalResult ShapeOp::verify() {
 template <typename QOp>
 static LogicalResult verifyQuantParams(QOp op) {
   auto in = tensorType(op.getInput()), scale = tensorType(op.getScale());
-  if (tensorType(op.getResult()).getShape() != in.getShape())
-    return op.emitOpError("result shape must equal input shape");
-  if (op.getZeroPoint() && tensorType(op.getZeroPoint()).getShape() != scale.getShape())
+  if (failed(verifyShape(op, in.getShape(), tensorType(op.getResult()))))
+    return failure();
+  if (op.getZeroPoint() &&
+      failed(verifyCompatibleShape(tensorType(op.getZeroPoint()).getShape(), scale.getShape())))
     return op.emitOpError("zero_point must have the shape of scale");
-  if (op.getBlockSize() < 0)
+  int64_t block = op.getBlockSize();  // I64Attr getters return uint64_t
+  if (block < 0)
     return op.emitOpError("block_size must be >= 0");
   if (scale.getRank() == 0)
     return success();
-  if (in.getRank() == 0 || failed(verifyAxis(op, "axis", op.getAxis(), in.getRank())))
+  if (failed(verifyAxis(op, "axis", op.getAxis(), in.getRank())))
     return failure();
   int64_t axis = *normalizeAxis(op.getAxis(), in.getRank());
-  if (op.getBlockSize() == 0) {
+  if (block == 0) {
     if (scale.getRank() != 1 || !dimsCompatible(scale.getDimSize(0), in.getDimSize(axis)))
       return op.emitOpError("per-axis scale must be 1-D with the size of the quantized axis");
-  } else if (scale.getRank() != in.getRank()) {
+    return success();
+  }
+  if (scale.getRank() != in.getRank())
     return op.emitOpError("blocked scale must have the input's rank");
+  for (int64_t i = 0; i < in.getRank(); ++i) {
+    int64_t d = in.getDimSize(i);
+    int64_t want = i != axis || ShapedType::isDynamic(d) ? d : (d + block - 1) / block;
+    if (!dimsCompatible(scale.getDimSize(i), want))
+      return op.emitOpError() << "blocked scale dim " << i << " is " << scale.getDimSize(i)
+                              << " but should be " << want;
   }
   return success();
 }
-LogicalResult DequantizeLinearOp::verify() { return verifyQuantParams(*this); }
-LogicalResult QuantizeLinearOp::verify() { return verifyQuantParams(*this); }
+
+// ONNX types: DequantizeLinear x, x_zero_point: T1 -> y: T2 (the scale's type);
+// QuantizeLinear x, y_scale: T1 -> y, y_zero_point: T2.
+LogicalResult DequantizeLinearOp::verify() {
+  if (getZeroPoint() && getElementTypeOrSelf(getZeroPoint()) != getElementTypeOrSelf(getInput()))
+    return emitOpError("zero_point must have the input's element type");
+  if (getElementTypeOrSelf(getResult()) != getElementTypeOrSelf(getScale()))
+    return emitOpError("result must have the scale's element type");
+  return verifyQuantParams(*this);
+}
+LogicalResult QuantizeLinearOp::verify() {
+  if (getElementTypeOrSelf(getScale()) != getElementTypeOrSelf(getInput()))
+    return emitOpError("scale must have the input's element type");
+  if (getZeroPoint() && getElementTypeOrSelf(getZeroPoint()) != getElementTypeOrSelf(getResult()))
+    return emitOpError("zero_point must have the result's element type");
+  return verifyQuantParams(*this);
+}
 
 //===----------------------------------------------------------------------===//
 // High-level transformer ops
@@ -425,6 +476,8 @@ LogicalResult LayerNormOp::verify() {
     return failure();
   int64_t axis = *normalizeAxis(getAxis(), in.getRank());
   auto normalized = in.getShape().drop_front(axis);
+  if (failed(verifyOptionalElementType(*this, "bias", getBias(), getInput())))
+    return failure();
   for (Value p : {getScale(), getBias()}) {
     if (!p)
       continue;
@@ -469,9 +522,12 @@ LogicalResult AttentionOp::verify() {
       return emitOpError("mask rank must be at most 4");
     if (!m.getElementType().isInteger(1) && m.getElementType() != q.getElementType())
       return emitOpError("mask must be boolean (i1) or of the query element type (additive)");
-    SmallVector<int64_t> scores{q.getDimSize(0), hq, q.getDimSize(2), k.getDimSize(2)}, bcast;
-    if (!OpTrait::util::getBroadcastedShape(scores, m.getShape(), bcast))
-      return emitOpError("mask is not broadcastable to [batch, heads, seq, kv_seq]");
+    SmallVector<int64_t> scores{q.getDimSize(0), hq, q.getDimSize(2), k.getDimSize(2)};
+    for (int64_t i = 1; i <= m.getRank(); ++i) {
+      int64_t d = m.getDimSize(m.getRank() - i);
+      if (d != 1 && !dimsCompatible(d, scores[4 - i]))
+        return emitOpError("mask is not broadcastable to [batch, heads, seq, kv_seq]");
+    }
   }
   return verifyShape(*this, {q.getDimSize(0), hq, q.getDimSize(2), v.getDimSize(3)},
                      tensorType(getResult()));
@@ -492,6 +548,8 @@ LogicalResult RotaryOp::verify() {
     return emitOpError() << "rotary width " << rot << " exceeds head_dim " << dim;
   if (!dimsCompatible(c.getDimSize(c.getRank() - 2), in.getDimSize(2)))
     return emitOpError("cos/sin sequence length differs from the input's");
+  if (c.getRank() == 3 && c.getDimSize(0) != 1 && !dimsCompatible(c.getDimSize(0), in.getDimSize(0)))
+    return emitOpError("cos/sin batch must be 1 or the input's batch");
   return verifyShape(*this, in.getShape(), tensorType(getResult()));
 }
 
@@ -504,6 +562,8 @@ LogicalResult LinearOp::verify() {
   if (!dimsCompatible(in.getShape().back(), w.getDimSize(0)))
     return emitOpError() << "input features " << in.getShape().back() << " != weight rows "
                          << w.getDimSize(0);
+  if (failed(verifyOptionalElementType(*this, "bias", getBias(), getInput())))
+    return failure();
   if (getBias() && (tensorType(getBias()).getRank() != 1 ||
                     !dimsCompatible(tensorType(getBias()).getDimSize(0), w.getDimSize(1))))
     return emitOpError("bias must be 1-D with out_features elements");
@@ -518,16 +578,20 @@ LogicalResult LinearOp::verify() {
 
 LogicalResult WeightOp::verify() {
   auto t = tensorType(getResult());
-  if (getOffset() < 0 || getLength() < 0)
+  // I64Attr getters return uint64_t: read the signed values.
+  int64_t offset = getOffsetAttr().getInt(), length = getLengthAttr().getInt();
+  if (offset < 0 || length < 0)
     return emitOpError("offset and length must be >= 0");
   if (getName().empty())
     return emitOpError("needs a name");
   if (!t.hasStaticShape())
     return emitOpError("weights must have a static shape");
+  if (!t.getElementType().isIntOrFloat())
+    return emitOpError() << "element type " << t.getElementType() << " has no byte layout";
   unsigned bits = t.getElementType().getIntOrFloatBitWidth();
   int64_t bytes = (t.getNumElements() * (bits == 1 ? 8 : bits) + 7) / 8;
-  if (bytes != getLength())
-    return emitOpError() << "length " << getLength() << " bytes does not match " << t << " ("
+  if (bytes != length)
+    return emitOpError() << "length " << length << " bytes does not match " << t << " ("
                          << bytes << " bytes)";
   return success();
 }

@@ -41,7 +41,7 @@ func.func @constants() {
 // CHECK-LABEL: func.func @quantization
 func.func @quantization(%q: tensor<64x176xi8>, %s0: tensor<f32>, %z0: tensor<i8>, %s1: tensor<176xf32>,
                         %z1: tensor<176xi8>, %q4: tensor<64x?xi4>, %sb: tensor<2x?xf16>, %zb: tensor<2x?xi4>,
-                        %x: tensor<?x64xf32>, %sx: tensor<64xf32>) {
+                        %x: tensor<?x64xf32>, %sx: tensor<64xf32>, %zx: tensor<64xi8>) {
   // Per-tensor, without and with zero point.
   // CHECK: mm.dequantize_linear %arg0, %arg1 : tensor<64x176xi8>, tensor<f32> -> tensor<64x176xf32>
   %0 = mm.dequantize_linear %q, %s0 : tensor<64x176xi8>, tensor<f32> -> tensor<64x176xf32>
@@ -55,7 +55,7 @@ func.func @quantization(%q: tensor<64x176xi8>, %s0: tensor<f32>, %z0: tensor<i8>
   %3 = mm.dequantize_linear %q4, %sb, %zb {axis = 0, block_size = 32} : tensor<64x?xi4>, tensor<2x?xf16>, tensor<2x?xi4> -> tensor<64x?xf16>
   // CHECK: mm.quantize_linear %arg8, %arg1 : tensor<?x64xf32>, tensor<f32> -> tensor<?x64xui8>
   %4 = mm.quantize_linear %x, %s0 : tensor<?x64xf32>, tensor<f32> -> tensor<?x64xui8>
-  // CHECK: mm.quantize_linear %arg8, %arg9, %arg9 {axis = -1 : i64} : tensor<?x64xf32>, tensor<64xf32>, tensor<64xf32> -> tensor<?x64xi8>
-  %5 = mm.quantize_linear %x, %sx, %sx {axis = -1} : tensor<?x64xf32>, tensor<64xf32>, tensor<64xf32> -> tensor<?x64xi8>
+  // CHECK: mm.quantize_linear %arg8, %arg9, %arg10 {axis = -1 : i64} : tensor<?x64xf32>, tensor<64xf32>, tensor<64xi8> -> tensor<?x64xi8>
+  %5 = mm.quantize_linear %x, %sx, %zx {axis = -1} : tensor<?x64xf32>, tensor<64xf32>, tensor<64xi8> -> tensor<?x64xi8>
   return
 }
