@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Idempotent setup: install the Debian packages mmc needs (only those missing), configure
-# with Ninja (Release) and build. Usage: scripts/setup.sh [build-dir] [extra cmake args...]
+# with Ninja (Release) and build.
+# Usage: scripts/setup.sh [build-dir] [extra cmake args...]
+#        scripts/setup.sh --deps-only      (only install the packages)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+deps_only=
+if [ "${1:-}" = --deps-only ]; then deps_only=1; shift; fi
 build=${1:-$root/build}
 shift || true
 
@@ -19,9 +23,10 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo apt-get update -q
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q "${missing[@]}"
 fi
+[ -z "$deps_only" ] || exit 0
 
 if [ ! -f "$build/build.ninja" ]; then
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DMLIR_DIR=/usr/lib/llvm-19/lib/cmake/mlir "$@"
 fi
-cmake --build "$build"
+cmake --build "$build" -j "${MM_JOBS:-$(nproc)}"  # MM_JOBS: parallel compile jobs
