@@ -1,0 +1,18 @@
+//===- Gemm.h - dense matrix products through CBLAS -------------------------===//
+#ifndef MM_RUNTIME_CPU_GEMM_H
+#define MM_RUNTIME_CPU_GEMM_H
+
+#include <cstdint>
+
+namespace mm::rt::cpu {
+
+/// C = op(A) op(B) + beta C for row-major matrices, C [M, N], op(A) [M, K], op(B) [K, N];
+/// op(X) is X or its transpose; lda/ldb/ldc are row strides in elements. T is float
+/// (cblas_sgemm) or double (cblas_dgemm). K = 0 gives beta C; M = 0 or N = 0 does nothing.
+template <typename T>
+void gemm(bool transA, bool transB, int64_t M, int64_t N, int64_t K, const T *A, int64_t lda,
+          const T *B, int64_t ldb, T *C, int64_t ldc, T beta = T(0));
+
+} // namespace mm::rt::cpu
+
+#endif // MM_RUNTIME_CPU_GEMM_H

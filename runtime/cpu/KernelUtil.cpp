@@ -1,0 +1,190 @@
+//===- KernelUtil.cpp - shared helpers of the CPU kernels -------------------===//
+#include "runtime/cpu/KernelUtil.h"
+
+namespace mm::rt::cpu {
+
+void unsupportedDType(const std::string &op, DType t, const char *what) {
+  fail(op, ": unsupported ", what, " dtype ", dtypeName(t));
+}
+
+std::string opName(const KernelContext &ctx) {
+  const std::string &name = ctx.attrs().opName();
+  return name.empty() ? std::string("<op>") : name;
+}
+
+void checkInputCount(const KernelContext &ctx, const std::vector<const Tensor *> &inputs,
+                     size_t min, size_t max) {
+  if (inputs.size() < min || inputs.size() > max) {
+    if (min == max)
+      fail(opName(ctx), ": expects ", min, " inputs, got ", inputs.size());
+    fail(opName(ctx), ": expects ", min, " to ", max, " inputs, got ", inputs.size());
+  }
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (!inputs[i])
+      fail(opName(ctx), ": input ", i, " is missing");
+}
+
+void checkOutputDType(KernelContext &ctx, size_t i, DType expected) {
+  DType got = ctx.outputDType(i);
+  if (got != expected)
+    fail(opName(ctx), ": result ", i, " is declared ", dtypeName(got), " but the op produces ",
+         dtypeName(expected));
+}
+
+int64_t normalizeAxis(const std::string &op, int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank)
+    fail(op, ": axis ", axis, " out of range for rank ", rank);
+  return axis < 0 ? axis + rank : axis;
+}
+
+std::vector<int64_t> readInts(const std::string &op, const char *what, const Tensor &t) {
+  std::vector<int64_t> out(static_cast<size_t>(t.numel()));
+  dispatch<kIntTypes>(
+      t.dtype, op,
+      [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        const S *p = t.as<S>();
+        for (size_t i = 0; i < out.size(); ++i) {
+          if constexpr (std::is_same_v<S, uint64_t>)
+            if (p[i] > static_cast<uint64_t>(INT64_MAX))
+              fail(op, ": ", what, " value ", p[i], " does not fit in int64");
+          out[i] = static_cast<int64_t>(p[i]);
+        }
+      },
+      what);
+  return out;
+}
+
+double readScalar(const std::string &op, const char *what, const Tensor &t) {
+  if (t.numel() != 1)
+    fail(op, ": ", what, " must have one element, got shape ", shapeString(t.shape));
+  double v = 0;
+  dispatch<kAllTypes>(
+      t.dtype, op,
+      [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        v = static_cast<double>(Elem<S>::load(*t.as<S>()));
+      },
+      what);
+  return v;
+}
+
+std::vector<int64_t> contiguousStrides(const Shape &shape) {
+  std::vector<int64_t> s(shape.size(), 1);
+  for (size_t i = shape.size(); i-- > 1;)
+    s[i - 1] = s[i] * shape[i];
+  return s;
+}
+
+bool tryBroadcastShapes(const Shape &a, const Shape &b, Shape &out) {
+  size_t r = std::max(a.size(), b.size());
+  out.assign(r, 1);
+  for (size_t i = 0; i < r; ++i) {
+    int64_t da = i < r - a.size() ? 1 : a[i - (r - a.size())];
+    int64_t db = i < r - b.size() ? 1 : b[i - (r - b.size())];
+    if (da != db && da != 1 && db != 1)
+      return false;
+    out[i] = da == 1 ? db : da;
+  }
+  return true;
+}
+
+Shape broadcastShapes(const std::string &op, const Shape &a, const Shape &b) {
+  Shape out;
+  if (!tryBroadcastShapes(a, b, out))
+    fail(op, ": shapes ", shapeString(a), " and ", shapeString(b), " are not broadcastable");
+  return out;
+}
+
+bool broadcastsTo(const Shape &in, const Shape &target) {
+  Shape out;
+  return in.size() <= target.size() && tryBroadcastShapes(in, target, out) && out == target;
+}
+
+std::vector<int64_t> broadcastStrides(const Shape &in, const Shape &out) {
+  std::vector<int64_t> s(out.size(), 0);
+  std::vector<int64_t> c = contiguousStrides(in);
+  size_t lead = out.size() - in.size();
+  for (size_t i = 0; i < in.size(); ++i)
+    s[lead + i] = in[i] == 1 && out[lead + i] != 1 ? 0 : c[i];
+  return s;
+}
+
+void stridedCopy(const Tensor &in, int64_t inOffset, const std::vector<int64_t> &inStrides,
+                 Tensor &out) {
+  StridedLoop<1> loop(out.shape, {inStrides});
+  int64_t st = loop.innerStrides()[0];
+  dispatchBySize(out.dtype, [&](auto tag) {
+    using U = typename decltype(tag)::type;
+    const U *src = in.as<U>() + inOffset;
+    U *dst = out.as<U>();
+    parallelFor(loop.total(), kElementwiseGrain, [&](int64_t begin, int64_t end) {
+      loop.forRange(begin, end, [&](int64_t o, const std::array<int64_t, 1> &off, int64_t n) {
+        const U *s = src + off[0];
+        if (st == 1)
+          std::memcpy(dst + o, s, static_cast<size_t>(n) * sizeof(U));
+        else
+          for (int64_t i = 0; i < n; ++i)
+            dst[o + i] = s[i * st];
+      });
+    });
+  });
+}
+
+template <typename T> void convertToCompute(const void *src, DType t, T *dst, int64_t n) {
+  dispatch<kFloatTypes>(t, "convert", [&](auto tag) {
+    using S = typename decltype(tag)::type;
+    const S *p = static_cast<const S *>(src);
+    for (int64_t i = 0; i < n; ++i)
+      dst[i] = static_cast<T>(Elem<S>::load(p[i]));
+  });
+}
+
+template <typename T> void convertFromCompute(const T *src, void *dst, DType t, int64_t n) {
+  dispatch<kFloatTypes>(t, "convert", [&](auto tag) {
+    using S = typename decltype(tag)::type;
+    using C = typename Elem<S>::C;
+    S *p = static_cast<S *>(dst);
+    for (int64_t i = 0; i < n; ++i)
+      p[i] = Elem<S>::store(static_cast<C>(src[i]));
+  });
+}
+
+template <typename T> constexpr DType nativeDType() {
+  return std::is_same_v<T, float> ? DType::f32 : DType::f64;
+}
+
+template <typename T> FloatInput<T>::FloatInput(const Tensor &t) {
+  if (t.dtype == nativeDType<T>()) {
+    data_ = t.as<T>();
+    return;
+  }
+  copy_.resize(static_cast<size_t>(t.numel()));
+  convertToCompute(t.data, t.dtype, copy_.data(), t.numel());
+  data_ = copy_.data();
+}
+
+template <typename T> FloatOutput<T>::FloatOutput(Tensor &t) : t_(t) {
+  if (t.dtype == nativeDType<T>()) {
+    data_ = t.as<T>();
+    return;
+  }
+  copy_.resize(static_cast<size_t>(t.numel()));
+  data_ = copy_.data();
+}
+
+template <typename T> void FloatOutput<T>::finish() {
+  if (!copy_.empty())
+    convertFromCompute(copy_.data(), t_.data, t_.dtype, t_.numel());
+}
+
+template class FloatInput<float>;
+template class FloatInput<double>;
+template class FloatOutput<float>;
+template class FloatOutput<double>;
+template void convertToCompute<float>(const void *, DType, float *, int64_t);
+template void convertToCompute<double>(const void *, DType, double *, int64_t);
+template void convertFromCompute<float>(const float *, void *, DType, int64_t);
+template void convertFromCompute<double>(const double *, void *, DType, int64_t);
+
+} // namespace mm::rt::cpu

@@ -1,0 +1,163 @@
+//===- ShapeOps.cpp - reshape, squeeze, unsqueeze, flatten, shape, expand ---===//
+//
+// Ops that change the shape but not the elements (copied as-is, any dtype), plus ONNX
+// Shape (the dims as i64) and Expand (broadcast to a given shape).
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/cpu/KernelUtil.h"
+#include "runtime/cpu/Registration.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace mm::rt::cpu {
+namespace {
+
+/// Allocates result 0 with `shape` and the input's dtype and copies the input's bytes.
+void copyWithShape(KernelContext &ctx, const Tensor &x, const Shape &shape,
+                   std::vector<Tensor> &outputs) {
+  checkOutputDType(ctx, 0, x.dtype);
+  if (numElements(shape) != x.numel())
+    fail(opName(ctx), ": cannot view ", shapeString(x.shape), " as ", shapeString(shape));
+  Tensor &y = allocateResult(ctx, outputs, 0, shape);
+  if (x.nbytes())
+    std::memcpy(y.data, x.data, x.nbytes());
+}
+
+/// ONNX Reshape: 0 copies the input dim at that index (or is a literal 0 with
+/// allow_zero), -1 is inferred from the element count.
+void reshapeKernel(KernelContext &ctx, const std::vector<const Tensor *> &inputs,
+                   std::vector<Tensor> &outputs) {
+  checkInputCount(ctx, inputs, 2, 2);
+  const Tensor &x = *inputs[0];
+  std::string op = opName(ctx);
+  std::vector<int64_t> req = readInts(op, "shape", *inputs[1]);
+  bool allowZero = ctx.attrs().getInt("allow_zero", 0) != 0;
+  Shape shape(req.size());
+  int64_t inferAt = -1, known = 1;
+  for (size_t i = 0; i < req.size(); ++i) {
+    int64_t d = req[i];
+    if (d == -1) {
+      if (inferAt >= 0)
+        fail(op, ": more than one -1 in shape ", shapeString(req));
+      inferAt = static_cast<int64_t>(i);
+      continue;
+    }
+    if (d < -1)
+      fail(op, ": invalid dim ", d, " in shape ", shapeString(req));
+    if (d == 0 && !allowZero) {
+      if (i >= x.shape.size())
+        fail(op, ": shape ", shapeString(req), " copies dim ", i, " but the input ",
+             shapeString(x.shape), " has rank ", x.rank());
+      d = x.shape[i];
+    }
+    shape[i] = d;
+    known *= d;
+  }
+  if (inferAt >= 0) {
+    if (known == 0 || x.numel() % known != 0)
+      fail(op, ": cannot infer the -1 dim of ", shapeString(req), " for input ", shapeString(x.shape));
+    shape[inferAt] = x.numel() / known;
+  }
+  copyWithShape(ctx, x, shape, outputs);
+}
+
+void squeezeKernel(KernelContext &ctx, const std::vector<const Tensor *> &inputs,
+                   std::vector<Tensor> &outputs) {
+  checkInputCount(ctx, inputs, 1, 1);
+  const Tensor &x = *inputs[0];
+  std::string op = opName(ctx);
+  std::vector<bool> drop(x.shape.size(), false);
+  for (int64_t a : ctx.attrs().getInts("axes")) {
+    int64_t n = normalizeAxis(op, a, x.rank());
+    if (x.shape[n] != 1)
+      fail(op, ": cannot squeeze dim ", n, " of size ", x.shape[n], " in ", shapeString(x.shape));
+    drop[n] = true;
+  }
+  Shape shape;
+  for (size_t d = 0; d < x.shape.size(); ++d)
+    if (!drop[d])
+      shape.push_back(x.shape[d]);
+  copyWithShape(ctx, x, shape, outputs);
+}
+
+void unsqueezeKernel(KernelContext &ctx, const std::vector<const Tensor *> &inputs,
+                     std::vector<Tensor> &outputs) {
+  checkInputCount(ctx, inputs, 1, 1);
+  const Tensor &x = *inputs[0];
+  std::string op = opName(ctx);
+  const std::vector<int64_t> &axes = ctx.attrs().getInts("axes");
+  int64_t rank = x.rank() + static_cast<int64_t>(axes.size());
+  std::vector<bool> inserted(static_cast<size_t>(rank), false);
+  for (int64_t a : axes) {
+    int64_t n = normalizeAxis(op, a, rank);
+    if (inserted[n])
+      fail(op, ": axis ", a, " repeated");
+    inserted[n] = true;
+  }
+  Shape shape;
+  size_t next = 0;
+  for (int64_t d = 0; d < rank; ++d)
+    shape.push_back(inserted[d] ? 1 : x.shape[next++]);
+  copyWithShape(ctx, x, shape, outputs);
+}
+
+void flattenKernel(KernelContext &ctx, const std::vector<const Tensor *> &inputs,
+                   std::vector<Tensor> &outputs) {
+  checkInputCount(ctx, inputs, 1, 1);
+  const Tensor &x = *inputs[0];
+  int64_t axis = ctx.attrs().getInt("axis", 1);
+  if (axis < -x.rank() || axis > x.rank())
+    fail(opName(ctx), ": axis ", axis, " out of range for rank ", x.rank());
+  if (axis < 0)
+    axis += x.rank();
+  int64_t outer = numElements(Shape(x.shape.begin(), x.shape.begin() + axis));
+  int64_t inner = numElements(Shape(x.shape.begin() + axis, x.shape.end()));
+  copyWithShape(ctx, x, {outer, inner}, outputs);
+}
+
+/// ONNX Shape-15: dims [start, end) of the input, both clamped to [0, rank] after adding
+/// rank to negative values.
+void shapeKernel(KernelContext &ctx, const std::vector<const Tensor *> &inputs,
+                 std::vector<Tensor> &outputs) {
+  checkInputCount(ctx, inputs, 1, 1);
+  const Tensor &x = *inputs[0];
+  int64_t rank = x.rank();
+  auto clampDim = [&](int64_t v) { return std::clamp<int64_t>(v < 0 ? v + rank : v, 0, rank); };
+  int64_t start = clampDim(ctx.attrs().getInt("start", 0));
+  int64_t end = clampDim(ctx.attrs().getInt("end", rank));
+  int64_t n = std::max<int64_t>(end - start, 0);
+  checkOutputDType(ctx, 0, DType::i64);
+  Tensor &y = allocateResult(ctx, outputs, 0, {n});
+  for (int64_t i = 0; i < n; ++i)
+    y.as<int64_t>()[i] = x.shape[start + i];
+}
+
+/// ONNX Expand: the result shape is the broadcast of the input's and the given shape.
+void expandKernel(KernelContext &ctx, const std::vector<const Tensor *> &inputs,
+                  std::vector<Tensor> &outputs) {
+  checkInputCount(ctx, inputs, 2, 2);
+  const Tensor &x = *inputs[0];
+  std::string op = opName(ctx);
+  std::vector<int64_t> req = readInts(op, "shape", *inputs[1]);
+  for (int64_t d : req)
+    if (d < 0)
+      fail(op, ": invalid dim ", d, " in shape ", shapeString(req));
+  Shape shape = broadcastShapes(op, x.shape, req);
+  checkOutputDType(ctx, 0, x.dtype);
+  Tensor &y = allocateResult(ctx, outputs, 0, shape);
+  stridedCopy(x, 0, broadcastStrides(x.shape, shape), y);
+}
+
+} // namespace
+
+void registerShapeKernels(KernelRegistry &r) {
+  r.add("mm.reshape", reshapeKernel);
+  r.add("mm.squeeze", squeezeKernel);
+  r.add("mm.unsqueeze", unsqueezeKernel);
+  r.add("mm.flatten", flattenKernel);
+  r.add("mm.shape", shapeKernel);
+  r.add("mm.expand", expandKernel);
+}
+
+} // namespace mm::rt::cpu
