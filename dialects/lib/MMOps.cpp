@@ -412,6 +412,17 @@ LogicalResult ShapeOp::verify() {
   return verifyShape(*this, {std::max<int64_t>(end - start, 0)}, tensorType(getResult()));
 }
 
+LogicalResult DimOp::verify() {
+  int64_t rank = tensorType(getInput()).getRank();
+  int64_t index = getIndexAttr().getInt(); // I64Attr getters return uint64_t
+  if (index < 0 || index >= rank)
+    return emitOpError() << "index " << index << " out of range [0, " << rank << ")";
+  auto result = tensorType(getResult());
+  if (result.getRank() != 1 || result.getDimSize(0) != 1)
+    return emitOpError() << "result must be tensor<1xi64>, not " << result;
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Quantization
 //===----------------------------------------------------------------------===//

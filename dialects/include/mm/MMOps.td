@@ -319,6 +319,19 @@ def MM_ShapeOp : MM_Op<"shape"> {
   let hasVerifier = 1;
 }
 
+def MM_DimOp : MM_Op<"dim"> {
+  let summary = "one dim of input's shape as a tensor<1xi64> (shape[index:index+1])";
+  let description = [{
+    Produced by shape folding (-mm-fold-shapes) where a shape computation needs the size
+    of one dynamic dim, so the graph no longer needs `mm.shape`. `index` is in
+    [0, rank). Same value as `mm.shape %input {start = index, end = index + 1}`.
+  }];
+  let arguments = (ins MM_Tensor:$input, I64Attr:$index);
+  let results = (outs RankedTensorOf<[I64]>:$result);
+  let assemblyFormat = "$input `[` $index `]` attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Quantization
 //===----------------------------------------------------------------------===//

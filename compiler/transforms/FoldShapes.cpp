@@ -1,0 +1,792 @@
+//===- FoldShapes.cpp - the -mm-fold-shapes pass ---------------------------===//
+//
+// Folds the shape computations exported graphs carry (see Passes.td for the contract).
+// One iteration walks the function body in order; for each `mm` op it
+//  1. infers the result dims (ShapeAnalysis) and refines result types that become
+//     more static, where the type is free to change;
+//  2. folds it into an `mm.constant` when all operands are constants;
+//  3. for a small integer result, infers its elements: all constant -> `mm.constant`;
+//     expressible from dims -> rebuilt from constants and `mm.dim` (Materializer);
+//  4. applies the op's rewrites: Reshape 0/-1 and Expand 1 entries, identities.
+// Then dead ops and common subexpressions go, and iterations repeat until nothing
+// changes.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/transforms/ConstantEval.h"
+#include "compiler/transforms/Passes.h"
+#include "compiler/transforms/ShapeAnalysis.h"
+
+#include "mm/MMDialect.h"
+#include "mm/MMOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Transforms/CSE.h"
+
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <map>
+
+namespace mm {
+#define GEN_PASS_DEF_FOLDSHAPES
+#include "compiler/transforms/Passes.h.inc"
+} // namespace mm
+
+using namespace mlir;
+using namespace mm;
+using namespace mm::shapes;
+
+namespace {
+
+/// Iterations of walk + cleanup before giving up on reaching a fixed point.
+constexpr int kMaxIterations = 16;
+/// Integer tensors of at most this many elements have their elements tracked.
+constexpr int64_t kMaxTrackedElements = 64;
+
+RankedTensorType tensorTypeOf(Value v) { return dyn_cast<RankedTensorType>(v.getType()); }
+
+bool isMMOp(Operation *op) { return isa_and_nonnull<MMDialect>(op->getDialect()); }
+
+/// Values whose type must not change: function arguments, values used by ops of other
+/// dialects (func.return), and everything tied to them by SameOperandsAndResultType /
+/// SameOperandsAndResultShape ops.
+class PinnedValues {
+public:
+  explicit PinnedValues(Block &body) {
+    for (BlockArgument a : body.getArguments())
+      pin(a);
+    for (Operation &op : body) {
+      bool tied = op.hasTrait<OpTrait::SameOperandsAndResultType>() ||
+                  op.hasTrait<OpTrait::SameOperandsAndResultShape>();
+      if (tied && op.getNumResults() == 1)
+        for (Value v : op.getOperands())
+          join(v, op.getResult(0));
+      for (Value v : op.getOperands())
+        if (!isMMOp(&op))
+          pin(v);
+    }
+    for (Value v : roots_)
+      pinnedLeaders_.insert(find(v));
+  }
+
+  bool isPinned(Value v) { return pinnedLeaders_.contains(find(v)); }
+
+private:
+  void pin(Value v) { roots_.push_back(v); }
+  Value find(Value v) {
+    auto it = parent_.find(v);
+    if (it == parent_.end() || it->second == v)
+      return v;
+    Value root = find(it->second);
+    parent_[v] = root;
+    return root;
+  }
+  void join(Value a, Value b) {
+    Value ra = find(a), rb = find(b);
+    if (ra != rb)
+      parent_[ra] = rb;
+  }
+
+  DenseMap<Value, Value> parent_;
+  SmallVector<Value> roots_;
+  DenseSet<Value> pinnedLeaders_;
+};
+
+/// One walk over the function body.
+class FoldIteration {
+public:
+  FoldIteration(func::FuncOp f, int64_t maxElements)
+      : func_(f), body_(f.getBody().front()), builder_(f.getContext()), pinned_(body_),
+        a_(kMaxTrackedElements), maxElements_(maxElements) {
+    a_.seedArguments(f);
+    // Reuse the dims already materialized by earlier iterations.
+    for (Operation &op : body_)
+      if (auto d = dyn_cast<DimOp>(op))
+        dimCache_.try_emplace({d.getInput(), static_cast<int64_t>(d.getIndex())}, d.getResult());
+  }
+
+  /// Walks the body; true when the IR changed.
+  FailureOr<bool> run() {
+    for (Operation &op : llvm::make_early_inc_range(body_))
+      if (isMMOp(&op) && failed(visit(&op)))
+        return failure();
+    return changed_;
+  }
+
+private:
+  //===--------------------------------------------------------------------===//
+  // Per op
+  //===--------------------------------------------------------------------===//
+
+  LogicalResult visit(Operation *op) {
+    auto inferred = a_.inferDims(op);
+    if (failed(inferred))
+      return failure();
+    for (auto [r, dims] : llvm::zip(op->getResults(), *inferred))
+      if (tensorTypeOf(r) && failed(mergeDims(op, r, dims)))
+        return failure();
+    if (op->getNumResults() != 1 || !tensorTypeOf(op->getResult(0)))
+      return success();
+    Value result = op->getResult(0);
+    if (foldConstantOperands(op))
+      return success();
+    if (isTrackedIntType(result.getType(), kMaxTrackedElements)) {
+      trackElements(op);
+      if (replaceByElements(op))
+        return success();
+    }
+    if (auto dim = dyn_cast<DimOp>(op))
+      return preferSourceDim(dim), success();
+    rewriteConventions(op);
+    simplifyIdentity(op);
+    return success();
+  }
+
+  /// Result dims: the declared static size wins, else the inferred one, else a fresh
+  /// symbol. A static declared size that contradicts a constant inferred one is an error.
+  LogicalResult mergeDims(Operation *op, Value r, ArrayRef<std::optional<DimExpr>> inferred) {
+    auto t = tensorTypeOf(r);
+    if (static_cast<int64_t>(inferred.size()) != t.getRank())
+      inferred = {};
+    DimExprs dims;
+    SmallVector<int64_t> refined(t.getShape());
+    for (int64_t i = 0; i < t.getRank(); ++i) {
+      std::optional<DimExpr> e = inferred.empty() ? std::nullopt : inferred[i];
+      auto c = e ? e->constantValue() : std::nullopt;
+      if (!t.isDynamicDim(i)) {
+        if (c && *c != t.getDimSize(i))
+          return op->emitOpError() << "result dim " << i << " is " << t.getDimSize(i)
+                                   << " but the operands make it " << *c;
+        dims.push_back(DimExpr::constant(t.getDimSize(i)));
+        continue;
+      }
+      if (c) {
+        if (*c < 0)
+          return op->emitOpError() << "result dim " << i << " would be " << *c;
+        refined[i] = *c;
+      }
+      dims.push_back(e ? *e : DimExpr::symbol(a_.symbols().fresh(true)));
+    }
+    auto rt = RankedTensorType::get(refined, t.getElementType(), t.getEncoding());
+    // A pinned value keeps its type; its dims stay known to the analysis.
+    if (rt != t && !pinned_.isPinned(r)) {
+      r.setType(rt);
+      changed_ = true;
+    }
+    a_.set(r, std::move(dims), std::nullopt);
+    return success();
+  }
+
+  /// All operands constant: evaluate.
+  bool foldConstantOperands(Operation *op) {
+    if (isa<ConstantOp, WeightOp>(op) || op->getNumOperands() == 0)
+      return false;
+    auto rt = tensorTypeOf(op->getResult(0));
+    if (!rt.hasStaticShape() || rt.getNumElements() > maxElements_)
+      return false;
+    SmallVector<DenseElementsAttr> operands;
+    for (Value v : op->getOperands()) {
+      auto c = v.getDefiningOp<ConstantOp>();
+      auto attr = c ? dyn_cast<DenseElementsAttr>(c.getValue()) : DenseElementsAttr();
+      if (!attr)
+        return false;
+      operands.push_back(attr);
+    }
+    DenseElementsAttr value = evaluateConstant(op, operands, rt);
+    if (!value)
+      return false;
+    builder_.setInsertionPoint(op);
+    replace(op->getResult(0), constant(value, op->getLoc()));
+    return true;
+  }
+
+  void trackElements(Operation *op) {
+    Value r = op->getResult(0);
+    ElemGuesses guesses = a_.inferElems(op);
+    DimExprs elems;
+    for (auto &g : guesses)
+      elems.push_back(g ? *g : DimExpr::symbol(a_.symbols().fresh(false)));
+    DimExprs dims = a_.dims(r);
+    a_.set(r, std::move(dims), std::move(elems));
+  }
+
+  /// A tracked integer result whose elements are known: a constant, or rebuilt from
+  /// dims when it is computed some other way (from mm.shape, through Gather...).
+  bool replaceByElements(Operation *op) {
+    Value r = op->getResult(0);
+    if (isa<ConstantOp>(op))
+      return false;
+    const DimExprs &elems = *a_.elems(r);
+    auto rt = tensorTypeOf(r);
+    if (llvm::all_of(elems, [](const DimExpr &e) { return e.isConstant(); })) {
+      if (rt.getNumElements() > maxElements_)
+        return false;
+      builder_.setInsertionPoint(op);
+      replace(r, constant(intsAttr(elems, rt), op->getLoc()));
+      return true;
+    }
+    if (isCanonical(r))
+      return false;
+    DimExprs copy = elems;
+    Value m = materialize(copy, rt, op);
+    if (!m || m == r)
+      return false;
+    replace(r, m);
+    return true;
+  }
+
+  /// mm.dim of a dim that some earlier value (a function argument first) also has:
+  /// read it there, so the dim does not keep an intermediate shape computation alive.
+  void preferSourceDim(DimOp op) {
+    int64_t index = static_cast<int64_t>(op.getIndex());
+    const DimExpr &e = a_.dims(op.getInput())[index];
+    auto s = e.singleSymbol();
+    if (!s)
+      return;
+    const Symbol &sym = a_.symbols().get(*s);
+    if (!sym.source || !sym.sourceIsDim ||
+        (sym.source == op.getInput() && sym.index == index) || !before(sym.source, op))
+      return;
+    Value d = dimOf(sym.source, sym.index);
+    if (d && d != op.getResult())
+      replace(op.getResult(), d);
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Reshape 0 / -1 and Expand 1 entries
+  //===--------------------------------------------------------------------===//
+
+  void rewriteConventions(Operation *op) {
+    if (auto r = dyn_cast<ReshapeOp>(op))
+      return reshapeEntries(r);
+    if (auto e = dyn_cast<ExpandOp>(op))
+      return expandEntries(e);
+  }
+
+  /// Entries equal to the input dim at the same position become 0 (copy); one remaining
+  /// computed entry becomes -1 (infer). Assumes computed sizes are >= 1, as the graph
+  /// does when it feeds them to Reshape.
+  void reshapeEntries(ReshapeOp op) {
+    const DimExprs *shape = a_.elems(op.getShape());
+    if (!shape)
+      return;
+    const DimExprs &in = a_.dims(op.getData());
+    DimExprs entries = *shape;
+    bool allowZero = op.getAllowZero();
+    bool literalZero = llvm::any_of(entries, [](const DimExpr &e) {
+      return e.constantValue() == std::optional<int64_t>(0);
+    });
+    bool usedCopy = false;
+    if (!allowZero || !literalZero)
+      for (auto [i, e] : llvm::enumerate(entries))
+        if (!e.isConstant() && i < in.size() && e == in[i]) {
+          e = DimExpr::constant(0);
+          usedCopy = true;
+        }
+    bool hasInfer = llvm::any_of(entries, [](const DimExpr &e) {
+      return e.constantValue() == std::optional<int64_t>(-1);
+    });
+    SmallVector<size_t> computed;
+    for (auto [i, e] : llvm::enumerate(entries))
+      if (!e.isConstant())
+        computed.push_back(i);
+    if (!hasInfer && !computed.empty()) {
+      // Infer the entry that costs most to compute (the last one on a tie).
+      size_t pick = computed.front();
+      for (size_t i : computed)
+        if (entries[i].terms().size() >= entries[pick].terms().size())
+          pick = i;
+      if (a_.symbols().isNonNegative(entries[pick]))
+        entries[pick] = DimExpr::constant(-1);
+    }
+    if (entries == *shape)
+      return;
+    Value s = materialize(entries, tensorTypeOf(op.getShape()), op);
+    if (!s)
+      return;
+    op.getShapeMutable().assign(s);
+    if (usedCopy && allowZero)
+      op.setAllowZero(false);
+    changed_ = true;
+  }
+
+  /// Entries whose broadcast with the input dim gives the input dim become 1.
+  void expandEntries(ExpandOp op) {
+    const DimExprs *shape = a_.elems(op.getShape());
+    if (!shape)
+      return;
+    const DimExprs &in = a_.dims(op.getInput());
+    DimExprs entries = *shape;
+    int64_t rank = std::max(in.size(), entries.size());
+    for (auto [k, e] : llvm::enumerate(entries)) {
+      int64_t j = k + (rank - entries.size()) - (rank - in.size());
+      if (j < 0 || e.isConstant())
+        continue;
+      auto b = a_.symbols().broadcast({in[j], e});
+      if (b && *b == in[j])
+        e = DimExpr::constant(1);
+    }
+    if (entries == *shape)
+      return;
+    Value s = materialize(entries, tensorTypeOf(op.getShape()), op);
+    if (!s)
+      return;
+    op.getShapeMutable().assign(s);
+    changed_ = true;
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Ops that do nothing
+  //===--------------------------------------------------------------------===//
+
+  static std::optional<double> splatValue(Value v) {
+    auto c = v.getDefiningOp<ConstantOp>();
+    auto attr = c ? dyn_cast<DenseElementsAttr>(c.getValue()) : DenseElementsAttr();
+    if (!attr || !attr.isSplat())
+      return std::nullopt;
+    if (isa<FloatType>(attr.getElementType())) {
+      APFloat f = attr.getSplatValue<APFloat>();
+      bool loses;
+      f.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &loses);
+      return f.convertToDouble();
+    }
+    if (attr.getElementType().isInteger(1))
+      return attr.getSplatValue<bool>() ? 1.0 : 0.0;
+    return static_cast<double>(attr.getSplatValue<APInt>().getSExtValue());
+  }
+
+  /// The operand `op` passes through unchanged, if any.
+  Value identityOperand(Operation *op) {
+    Value r = op->getResult(0);
+    auto same = [&](Value v) { return v.getType() == r.getType() ? v : Value(); };
+    auto sameDims = [&](Value v) { return a_.dims(v) == a_.dims(r) ? same(v) : Value(); };
+    bool isFloat = isa<FloatType>(tensorTypeOf(r).getElementType());
+    return llvm::TypeSwitch<Operation *, Value>(op)
+        .Case<ReshapeOp, ExpandOp, SqueezeOp, UnsqueezeOp, FlattenOp>(
+            [&](Operation *o) { return sameDims(o->getOperand(0)); })
+        .Case<CastOp>([&](CastOp o) { return same(o.getInput()); })
+        .Case<ConcatOp>([&](ConcatOp o) {
+          return o.getInputs().size() == 1 ? same(o.getInputs().front()) : Value();
+        })
+        .Case<TransposeOp>([&](TransposeOp o) {
+          for (auto [i, p] : llvm::enumerate(o.getPerm()))
+            if (static_cast<int64_t>(i) != p)
+              return Value();
+          return same(o.getInput());
+        })
+        .Case<SliceOp>([&](SliceOp o) {
+          auto steps = a_.constElems(o.getSteps());
+          bool unit = steps && llvm::all_of(*steps, [](int64_t s) { return s == 1; });
+          return unit ? sameDims(o.getData()) : Value();
+        })
+        .Case<TileOp>([&](TileOp o) {
+          auto reps = a_.constElems(o.getRepeats());
+          bool ones = reps && llvm::all_of(*reps, [](int64_t r) { return r == 1; });
+          return ones ? same(o.getInput()) : Value();
+        })
+        .Case<MulOp, AndOp>([&](Operation *o) {
+          if (splatValue(o->getOperand(1)) == 1.0)
+            return same(o->getOperand(0));
+          return splatValue(o->getOperand(0)) == 1.0 ? same(o->getOperand(1)) : Value();
+        })
+        .Case<DivOp>([&](DivOp o) {
+          return splatValue(o.getRhs()) == 1.0 ? same(o.getLhs()) : Value();
+        })
+        .Case<SubOp>([&](SubOp o) {
+          return splatValue(o.getRhs()) == 0.0 ? same(o.getLhs()) : Value();
+        })
+        .Case<AddOp, OrOp>([&](Operation *o) {
+          // x + 0.0 is not x for x = -0.0: only integers and booleans.
+          if (isFloat)
+            return Value();
+          if (splatValue(o->getOperand(1)) == 0.0)
+            return same(o->getOperand(0));
+          return splatValue(o->getOperand(0)) == 0.0 ? same(o->getOperand(1)) : Value();
+        })
+        .Case<WhereOp>([&](WhereOp o) {
+          auto c = splatValue(o.getCondition());
+          return c ? same(*c != 0.0 ? o.getX() : o.getY()) : Value();
+        })
+        .Default([](Operation *) { return Value(); });
+  }
+
+  void simplifyIdentity(Operation *op) {
+    if (Value v = identityOperand(op)) {
+      replace(op->getResult(0), v);
+      return;
+    }
+    // reshape(reshape(x)) reads x directly when the outer shape copies no dim (0).
+    if (auto outer = dyn_cast<ReshapeOp>(op))
+      if (auto inner = outer.getData().getDefiningOp<ReshapeOp>()) {
+        auto entries = a_.constElems(outer.getShape());
+        if (outer.getAllowZero() || (entries && !llvm::is_contained(*entries, 0))) {
+          outer.getDataMutable().assign(inner.getData());
+          changed_ = true;
+        }
+      }
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Rebuilding values from DimExprs
+  //===--------------------------------------------------------------------===//
+
+  /// True when `v` is already computed from constants, mm.dim, arguments and values
+  /// nobody can compute, through concat / squeeze / unsqueeze / cast / add / sub / mul:
+  /// what materialize() builds.
+  bool isCanonical(Value v) {
+    auto it = canonical_.find(v);
+    if (it != canonical_.end())
+      return it->second;
+    bool result = computeCanonical(v);
+    canonical_[v] = result;
+    return result;
+  }
+
+  bool computeCanonical(Value v) {
+    Operation *def = v.getDefiningOp();
+    if (!def || isa<ConstantOp, DimOp>(def) || isSelfSourced(v))
+      return true;
+    auto constant = [](Value x) { return static_cast<bool>(x.getDefiningOp<ConstantOp>()); };
+    if (isa<ConcatOp, SqueezeOp, UnsqueezeOp, CastOp, AddOp, SubOp, MulOp>(def))
+      return llvm::all_of(def->getOperands(), [&](Value x) { return isCanonical(x); });
+    // Reading elements out of a tensor nobody can compute (materialize()'s element
+    // sources); out of anything else the elements are known and can be rebuilt.
+    if (isa<GatherOp, SliceOp, ReshapeOp>(def)) {
+      Value src = def->getOperand(0);
+      return (!src.getDefiningOp() || isSelfSourced(src)) &&
+             llvm::all_of(def->getOperands().drop_front(), constant);
+    }
+    return false;
+  }
+
+  /// Every element of v is a symbol first seen in v (nobody computes it from dims).
+  bool isSelfSourced(Value v) {
+    const DimExprs *e = a_.elems(v);
+    if (!e)
+      return false;
+    for (auto [i, x] : llvm::enumerate(*e)) {
+      auto s = x.singleSymbol();
+      if (!s)
+        return false;
+      const Symbol &sym = a_.symbols().get(*s);
+      if (sym.source != v || sym.sourceIsDim || sym.index != static_cast<int64_t>(i))
+        return false;
+    }
+    return true;
+  }
+
+  /// True when `v` is available before `user`.
+  bool before(Value v, Operation *user) {
+    Operation *def = v.getDefiningOp();
+    if (!def)
+      return cast<BlockArgument>(v).getOwner() == &body_;
+    return def->getBlock() == &body_ && def->isBeforeInBlock(user);
+  }
+
+  /// Sets the insertion point after the last definition among `operands`.
+  void insertAfterDefs(ValueRange operands) {
+    Operation *last = nullptr;
+    for (Value v : operands)
+      if (Operation *d = v.getDefiningOp())
+        if (!last || last->isBeforeInBlock(d))
+          last = d;
+    if (last)
+      builder_.setInsertionPointAfter(last);
+    else
+      builder_.setInsertionPointToStart(&body_);
+  }
+
+  /// `elems` as a value of type `t` computed before `user`: constants, mm.dim and
+  /// arithmetic on them; null when some symbol has no source available there.
+  Value materialize(ArrayRef<DimExpr> elems, RankedTensorType t, Operation *user) {
+    auto elemType = dyn_cast<IntegerType>(t.getElementType());
+    if (!elemType || static_cast<int64_t>(elems.size()) != t.getNumElements())
+      return {};
+    Location loc = user->getLoc();
+    if (llvm::all_of(elems, [](const DimExpr &e) { return e.isConstant(); })) {
+      builder_.setInsertionPointToStart(&body_);
+      return constant(intsAttr(elems, t), loc);
+    }
+    if (elemType.getWidth() == 1)
+      return {};
+    SmallVector<Value> pieces;
+    DimExprs run;
+    auto flush = [&] {
+      if (run.empty())
+        return;
+      auto rt = RankedTensorType::get({static_cast<int64_t>(run.size())}, i64());
+      builder_.setInsertionPointToStart(&body_);
+      pieces.push_back(constant(intsAttr(run, rt), loc));
+      run.clear();
+    };
+    for (const DimExpr &e : elems) {
+      if (e.isConstant()) {
+        run.push_back(e);
+        continue;
+      }
+      flush();
+      Value v = scalar(e, user);
+      if (!v)
+        return {};
+      pieces.push_back(v);
+    }
+    flush();
+    Value flat = pieces.front();
+    auto flatType = RankedTensorType::get({static_cast<int64_t>(elems.size())}, i64());
+    if (pieces.size() > 1) {
+      insertAfterDefs(pieces);
+      flat = builder_.create<ConcatOp>(loc, flatType, pieces, builder_.getI64IntegerAttr(0));
+      a_.set(flat, {DimExpr::constant(elems.size())}, DimExprs(elems));
+    }
+    return reshapeTo(flat, t, DimExprs(elems), loc);
+  }
+
+  /// A tensor<Nxi64> reshaped (and cast) to `t`.
+  Value reshapeTo(Value flat, RankedTensorType t, DimExprs elems, Location loc) {
+    Value v = flat;
+    if (t.getElementType() != i64()) {
+      auto ct = RankedTensorType::get(tensorTypeOf(v).getShape(), t.getElementType());
+      insertAfterDefs(v);
+      v = builder_.create<CastOp>(loc, ct, v);
+      a_.set(v, a_.dims(flat), elems);
+    }
+    if (tensorTypeOf(v).getShape() == t.getShape())
+      return v;
+    insertAfterDefs(v);
+    if (t.getRank() == 0) {
+      v = builder_.create<SqueezeOp>(loc, t, v, builder_.getDenseI64ArrayAttr({0}));
+    } else {
+      auto st = RankedTensorType::get({t.getRank()}, i64());
+      builder_.setInsertionPointToStart(&body_);
+      Value shape = constant(DenseElementsAttr::get(st, t.getShape()), loc);
+      insertAfterDefs({v, shape});
+      v = builder_.create<ReshapeOp>(loc, t, v, shape, builder_.getBoolAttr(false));
+    }
+    DimExprs dims;
+    for (int64_t d : t.getShape())
+      dims.push_back(DimExpr::constant(d));
+    a_.set(v, std::move(dims), std::move(elems));
+    return v;
+  }
+
+  /// One non-constant element as a tensor<1xi64>: c + sum(k * symbol).
+  Value scalar(const DimExpr &e, Operation *user) {
+    auto it = scalarCache_.find(e.key());
+    if (it != scalarCache_.end() && before(it->second, user))
+      return it->second;
+    Location loc = user->getLoc();
+    auto terms = SmallVector<std::pair<SymbolId, int64_t>>(e.terms());
+    llvm::stable_sort(terms, [](auto a, auto b) { return a.second > b.second; });
+    Value acc;
+    DimExpr accExpr;
+    auto combine = [&](Value rhs, const DimExpr &rhsExpr, bool subtract) -> bool {
+      if (!acc) {
+        acc = rhs;
+        accExpr = rhsExpr;
+        return true;
+      }
+      auto next = subtract ? accExpr.minus(rhsExpr) : accExpr.plus(rhsExpr);
+      if (!next)
+        return false;
+      insertAfterDefs({acc, rhs});
+      acc = subtract ? builder_.create<SubOp>(loc, scalarType(), acc, rhs).getResult()
+                     : builder_.create<AddOp>(loc, scalarType(), acc, rhs).getResult();
+      accExpr = *next;
+      a_.set(acc, {DimExpr::constant(1)}, DimExprs{accExpr});
+      return true;
+    };
+    for (auto [s, k] : terms) {
+      Value base = symbolValue(s, user);
+      if (!base)
+        return {};
+      bool subtract = acc && k < 0;
+      int64_t mag = subtract ? -k : k;
+      Value term = base;
+      DimExpr termExpr = DimExpr::symbol(s);
+      if (mag != 1) {
+        auto scaled = termExpr.scaled(mag);
+        if (!scaled)
+          return {};
+        Value factor = constScalar(mag, loc);
+        insertAfterDefs({base, factor});
+        term = builder_.create<MulOp>(loc, scalarType(), base, factor);
+        termExpr = *scaled;
+        a_.set(term, {DimExpr::constant(1)}, DimExprs{termExpr});
+      }
+      if (!combine(term, termExpr, subtract))
+        return {};
+    }
+    if (int64_t c = e.constantPart(); c != 0)
+      if (!combine(constScalar(c < 0 ? -c : c, loc), DimExpr::constant(c < 0 ? -c : c), c < 0))
+        return {};
+    scalarCache_[e.key()] = acc;
+    return acc;
+  }
+
+  /// The run-time value of a symbol as a tensor<1xi64>, read where the symbol was
+  /// first seen (a dim via mm.dim, an element via a gather / reshape of its tensor).
+  Value symbolValue(SymbolId s, Operation *user) {
+    const Symbol &sym = a_.symbols().get(s);
+    if (!sym.source || !before(sym.source, user))
+      return {};
+    if (sym.sourceIsDim)
+      return dimOf(sym.source, sym.index);
+    Value src = sym.source;
+    auto st = tensorTypeOf(src);
+    if (!st || !isa<IntegerType>(st.getElementType()) || st.getElementType().isInteger(1))
+      return {};
+    Location loc = user->getLoc();
+    Value v = src;
+    DimExprs one{DimExpr::symbol(s)};
+    if (st.getNumElements() != 1) {
+      if (st.getRank() != 1)
+        return {};
+      auto it = RankedTensorType::get({1}, i64());
+      builder_.setInsertionPointToStart(&body_);
+      Value idx = constant(DenseElementsAttr::get(it, ArrayRef<int64_t>{sym.index}), loc);
+      insertAfterDefs({src, idx});
+      v = builder_.create<GatherOp>(loc, RankedTensorType::get({1}, st.getElementType()), src, idx,
+                                    builder_.getI64IntegerAttr(0));
+      a_.set(v, {DimExpr::constant(1)}, one);
+    }
+    if (tensorTypeOf(v).getElementType() != i64()) {
+      insertAfterDefs(v);
+      v = builder_.create<CastOp>(loc, RankedTensorType::get(tensorTypeOf(v).getShape(), i64()), v);
+      a_.set(v, DimExprs(tensorTypeOf(v).getRank(), DimExpr::constant(1)), one);
+    }
+    if (tensorTypeOf(v).getRank() == 1)
+      return v;
+    insertAfterDefs(v);
+    if (tensorTypeOf(v).getRank() == 0) {
+      v = builder_.create<UnsqueezeOp>(loc, scalarType(), v, builder_.getDenseI64ArrayAttr({0}));
+    } else {
+      auto shapeType = RankedTensorType::get({1}, i64());
+      builder_.setInsertionPointToStart(&body_);
+      Value shape = constant(DenseElementsAttr::get(shapeType, ArrayRef<int64_t>{1}), loc);
+      insertAfterDefs({v, shape});
+      v = builder_.create<ReshapeOp>(loc, scalarType(), v, shape, builder_.getBoolAttr(false));
+    }
+    a_.set(v, {DimExpr::constant(1)}, one);
+    return v;
+  }
+
+  /// mm.dim(v, i), one per (value, dim).
+  Value dimOf(Value v, int64_t i) {
+    auto [it, inserted] = dimCache_.try_emplace({v, i}, Value());
+    if (!inserted)
+      return it->second;
+    insertAfterDefs(v);
+    Value d = builder_.create<DimOp>(v.getLoc(), scalarType(), v, builder_.getI64IntegerAttr(i));
+    a_.set(d, {DimExpr::constant(1)}, DimExprs{a_.dims(v)[i]});
+    it->second = d;
+    return d;
+  }
+
+  Value constScalar(int64_t c, Location loc) {
+    builder_.setInsertionPointToStart(&body_);
+    return constant(DenseElementsAttr::get(scalarType(), ArrayRef<int64_t>{c}), loc);
+  }
+
+  /// A new mm.constant at the builder's insertion point.
+  Value constant(DenseElementsAttr value, Location loc) {
+    auto t = cast<RankedTensorType>(value.getType());
+    Value c = builder_.create<ConstantOp>(loc, t, value);
+    DimExprs dims;
+    for (int64_t d : t.getShape())
+      dims.push_back(DimExpr::constant(d));
+    std::optional<DimExprs> elems;
+    if (auto ints = dyn_cast<DenseIntElementsAttr>(value);
+        ints && t.getNumElements() <= kMaxTrackedElements) {
+      bool isBool = t.getElementType().isInteger(1);
+      elems.emplace();
+      for (const APInt &v : ints.getValues<APInt>())
+        elems->push_back(DimExpr::constant(isBool ? v.getZExtValue() : v.getSExtValue()));
+    }
+    a_.set(c, std::move(dims), std::move(elems));
+    return c;
+  }
+
+  DenseElementsAttr intsAttr(ArrayRef<DimExpr> elems, RankedTensorType t) {
+    unsigned bits = t.getElementType().getIntOrFloatBitWidth();
+    if (bits == 1) {
+      SmallVector<bool> b;
+      for (const DimExpr &e : elems)
+        b.push_back(*e.constantValue() != 0);
+      return DenseElementsAttr::get(t, b);
+    }
+    SmallVector<APInt> v;
+    for (const DimExpr &e : elems)
+      v.push_back(APInt(bits, static_cast<uint64_t>(*ShapeAnalysis::fitToWidth(e, bits)->constantValue()),
+                        /*isSigned=*/true));
+    return DenseElementsAttr::get(t, v);
+  }
+
+  void replace(Value from, Value to) {
+    from.replaceAllUsesWith(to);
+    canonical_.erase(from);
+    changed_ = true;
+  }
+
+  Type i64() { return builder_.getI64Type(); }
+  RankedTensorType scalarType() { return RankedTensorType::get({1}, i64()); }
+
+  func::FuncOp func_;
+  Block &body_;
+  OpBuilder builder_;
+  PinnedValues pinned_;
+  ShapeAnalysis a_;
+  int64_t maxElements_;
+  bool changed_ = false;
+  DenseMap<std::pair<Value, int64_t>, Value> dimCache_;
+  std::map<std::string, Value> scalarCache_;
+  DenseMap<Value, bool> canonical_;
+};
+
+/// Erases `mm` ops whose results are unused (all `mm` ops are Pure), to a fixed point.
+bool eraseDeadOps(Block &body) {
+  bool changed = false;
+  for (bool again = true; again;) {
+    again = false;
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
+      if (isMMOp(&op) && isOpTriviallyDead(&op)) {
+        op.erase();
+        again = changed = true;
+      }
+  }
+  return changed;
+}
+
+struct FoldShapesPass : mm::impl::FoldShapesBase<FoldShapesPass> {
+  using FoldShapesBase::FoldShapesBase;
+
+  void runOnOperation() override {
+    func::FuncOp f = getOperation();
+    if (f.isExternal())
+      return;
+    if (!f.getBody().hasOneBlock()) {
+      f.emitError("mm-fold-shapes expects a function body of one block");
+      return signalPassFailure();
+    }
+    Block &body = f.getBody().front();
+    IRRewriter rewriter(&getContext());
+    for (int i = 0; i < kMaxIterations; ++i) {
+      FailureOr<bool> changed = FoldIteration(f, maxElements).run();
+      if (failed(changed))
+        return signalPassFailure();
+      bool more = *changed;
+      more |= eraseDeadOps(body);
+      DominanceInfo dom(f);
+      bool cseChanged = false;
+      eliminateCommonSubExpressions(rewriter, dom, f, &cseChanged);
+      more |= cseChanged;
+      if (!more)
+        break;
+    }
+  }
+};
+
+} // namespace
