@@ -3,11 +3,17 @@
 #define MM_TRANSFORMS_PASSES_H
 
 #include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
 
 namespace mm {
 
 #define GEN_PASS_DECL
 #include "compiler/transforms/Passes.h.inc"
+
+/// Adds the fusion passes, in order, to `pm` (a pass manager on func.func): attention,
+/// layer-norm, rms-norm, activations, rotary, linear, residual-norm (docs/fusion.md).
+/// The compile pipeline calls it after shape folding unless fusion is off.
+void addFusionPasses(mlir::OpPassManager &pm);
 
 /// registerMMPasses(): registers every mmc pass (for mmc-opt and pipeline parsing).
 #define GEN_PASS_REGISTRATION

@@ -43,4 +43,85 @@ def FoldShapes : Pass<"mm-fold-shapes", "::mlir::func::FuncOp"> {
 // Fusion (raising exported subgraphs to transformer building blocks; docs/fusion.md)
 //===----------------------------------------------------------------------===//
 
+def FuseLayerNorm : Pass<"mm-fuse-layer-norm", "::mlir::func::FuncOp"> {
+  let summary = "Raise decomposed LayerNorm (ReduceMean, Sub, Pow, Sqrt, Div, Mul, Add) to mm.layer_norm";
+  let description = [{
+    mean / variance over trailing axes, epsilon from the graph, Sqrt + Div or Reciprocal +
+    Mul, optional scale and bias, optional casts around it. See FuseLayerNorm.cpp.
+  }];
+  let dependentDialects = ["::mm::MMDialect"];
+}
+
+def FuseRMSNorm : Pass<"mm-fuse-rms-norm", "::mlir::func::FuncOp"> {
+  let summary = "Raise the Llama/Qwen2/Gemma RMSNorm decompositions to mm.rms_norm";
+  let description = [{
+    Cast to f32, Pow 2 (or x*x), ReduceMean over the last axis, Add eps, Sqrt with Div
+    or Reciprocal, Mul, Cast back, Mul by the weight (or by 1 + weight: scale_offset 1).
+    See FuseRMSNorm.cpp.
+  }];
+  let dependentDialects = ["::mm::MMDialect"];
+}
+
+def FuseActivations : Pass<"mm-fuse-activations", "::mlir::func::FuncOp"> {
+  let summary = "Raise GELU (erf, tanh), QuickGELU, SiLU and SwiGLU decompositions";
+  let description = [{
+    0.5 x (1 + erf(x / sqrt 2)) -> mm.gelu; the tanh form -> mm.gelu<tanh>;
+    x sigmoid(1.702 x) -> mm.quick_gelu; x sigmoid(x) -> mm.silu;
+    silu(gate) * up -> mm.swiglu. See FuseActivations.cpp.
+  }];
+  let dependentDialects = ["::mm::MMDialect"];
+}
+
+def FuseRotary : Pass<"mm-fuse-rotary", "::mlir::func::FuncOp"> {
+  let summary = "Raise rotate-half rotary embeddings (Slice, Neg, Concat, Mul, Add) to mm.rotary";
+  let description = [{
+    x * cos + concat(-x[D/2:], x[:D/2]) * sin -> mm.rotary(x, cos, sin), and the partial
+    form concat(rotary(x[:R]), x[R:]) -> mm.rotary(x). See FuseRotary.cpp.
+  }];
+  let dependentDialects = ["::mm::MMDialect"];
+}
+
+def FuseAttention : Pass<"mm-fuse-attention", "::mlir::func::FuncOp"> {
+  let summary = "Raise scaled dot-product attention (MatMul, scale, mask, Softmax, MatMul) to mm.attention";
+  let description = [{
+    Q K^T in the TorchScript (Transpose) and dynamo (Reshape, Transpose, Reshape) forms,
+    scalar scales on Q, K or the scores (Mul or Div), an additive or boolean mask,
+    Softmax over the last axis, torch's Where(IsNaN) guard, and GQA's repeat_kv
+    (Unsqueeze, Expand, Reshape) folded into the head ratio. See FuseAttention.cpp.
+  }];
+  let dependentDialects = ["::mm::MMDialect"];
+}
+
+def FuseLinear : Pass<"mm-fuse-linear", "::mlir::func::FuncOp"> {
+  let summary = "Raise MatMul by a weight (+ bias) to mm.linear, absorb activations, merge projections";
+  let description = [{
+    MatMul(x, W) [+ b] -> mm.linear; a following gelu / quick_gelu / silu / relu becomes
+    its epilogue; linears reading one input (Q/K/V, gate/up) merge into one linear over
+    an mm.concat of their weights, split after. See FuseLinear.cpp and docs/fusion.md.
+  }];
+  let dependentDialects = ["::mm::MMDialect"];
+  let options = [
+    Option<"mergeProjections", "merge-projections", "bool", /*default=*/"true",
+           "Merge linears that read the same input into one linear + split">,
+  ];
+}
+
+def FuseResidualNorm : Pass<"mm-fuse-residual-norm", "::mlir::func::FuncOp"> {
+  let summary = "Fuse a residual add and the norm of its sum into mm.add_rms_norm / mm.add_layer_norm";
+  let description = [{
+    add(a, b) of one type feeding mm.rms_norm or mm.layer_norm -> one op with two results
+    (the normalized value and the sum). See FuseResidualNorm.cpp.
+  }];
+  let dependentDialects = ["::mm::MMDialect"];
+}
+
+def FuseAll : Pass<"mm-fuse-all", "::mlir::func::FuncOp"> {
+  let summary = "Run every fusion pass in order (the compile pipeline's fusion step)";
+  let description = [{
+    attention, layer-norm, rms-norm, activations, rotary, linear, residual-norm: the
+    passes addFusionPasses() adds (see Passes.h and docs/fusion.md).
+  }];
+  let dependentDialects = ["::mm::MMDialect"];
+}
+
 #endif // MM_TRANSFORMS_PASSES_TD

@@ -543,6 +543,53 @@ LogicalResult AttentionOp::verify() {
   return verifyShape(*this, {q.getDimSize(0), hq, q.getDimSize(2), v.getDimSize(3)},
                      tensorType(getResult()));
 }
+/// The residual operands and results of add_rms_norm / add_layer_norm: lhs, rhs and sum
+/// of one type, the normalized result of that type too.
+template <typename OpT> LogicalResult verifyResidualOperands(OpT op) {
+  Type t = op.getLhs().getType();
+  if (op.getRhs().getType() != t || op.getSum().getType() != t)
+    return op.emitOpError() << "lhs, rhs and sum must have one type (no broadcasting), got "
+                            << t << ", " << op.getRhs().getType() << " and "
+                            << op.getSum().getType();
+  if (op.getResult().getType() != t)
+    return op.emitOpError() << "result type " << op.getResult().getType()
+                            << " differs from the sum's " << t;
+  return success();
+}
+
+LogicalResult AddRMSNormOp::verify() {
+  if (failed(verifyResidualOperands(*this)))
+    return failure();
+  auto in = tensorType(getLhs()), scale = tensorType(getScale());
+  if (in.getRank() < 1)
+    return emitOpError("operands must have rank >= 1");
+  if (scale.getRank() != 1 || !dimsCompatible(scale.getDimSize(0), in.getShape().back()))
+    return emitOpError("scale must be 1-D with the size of the last input dim");
+  return success();
+}
+
+LogicalResult AddLayerNormOp::verify() {
+  if (failed(verifyResidualOperands(*this)))
+    return failure();
+  auto in = tensorType(getLhs());
+  if (failed(verifyAxis(*this, "axis", getAxis(), in.getRank())))
+    return failure();
+  auto normalized = in.getShape().drop_front(*normalizeAxis(getAxis(), in.getRank()));
+  if (failed(verifyOptionalElementType(*this, "bias", getBias(), getLhs())))
+    return failure();
+  for (Value p : {getScale(), getBias()}) {
+    if (!p)
+      continue;
+    auto t = tensorType(p);
+    if (t.getRank() > static_cast<int64_t>(normalized.size()))
+      return emitOpError("scale and bias must not have more dims than the normalized dims");
+    for (int64_t i = 1; i <= t.getRank(); ++i)
+      if (!dimsCompatible(t.getDimSize(t.getRank() - i), normalized[normalized.size() - i]))
+        return emitOpError("scale and bias must match the normalized dims");
+  }
+  return success();
+}
+
 
 LogicalResult RotaryOp::verify() {
   auto in = tensorType(getInput()), c = tensorType(getCos()), s = tensorType(getSin());

@@ -429,6 +429,45 @@ def MM_AttentionOp : MM_Op<"attention", [AllElementTypesMatch<["query", "key", "
     et al. 2023; MQA when Hkv = 1). softmax(scale * Q K^T + mask) V. `mask` is additive
     (float, same element type) or boolean (true = attend), broadcastable to [B, Hq, S, T].
     `causal` masks key positions t > s + (T - S) (the query block is the last S
+def MM_AddRMSNormOp : MM_Op<"add_rms_norm",
+    [AllElementTypesMatch<["lhs", "rhs", "result", "sum"]>]> {
+  let summary = "residual add followed by RMS normalization (produced by -mm-fuse-residual-norm)";
+  let description = [{
+    sum = lhs + rhs (same shapes, rounded to the element type), then
+    result = rms_norm(sum, scale, epsilon, scale_offset) as mm.rms_norm. Both results are
+    produced: the normalized value feeds the next block, the sum is the residual stream.
+  }];
+  let arguments = (ins MM_FloatTensor:$lhs, MM_FloatTensor:$rhs, MM_FloatTensor:$scale,
+                       DefaultValuedAttr<F32Attr, "1.0e-6">:$epsilon,
+                       DefaultValuedAttr<F32Attr, "0.0">:$scale_offset);
+  let results = (outs MM_FloatTensor:$result, MM_FloatTensor:$sum);
+  let assemblyFormat = [{
+    $lhs `,` $rhs `,` $scale attr-dict `:` type($lhs) `,` type($rhs) `,` type($scale) `->`
+    type($result) `,` type($sum)
+  }];
+  let hasVerifier = 1;
+}
+
+def MM_AddLayerNormOp : MM_Op<"add_layer_norm",
+    [AllElementTypesMatch<["lhs", "rhs", "scale", "result", "sum"]>]> {
+  let summary = "residual add followed by layer normalization (produced by -mm-fuse-residual-norm)";
+  let description = [{
+    sum = lhs + rhs (same shapes, rounded to the element type), then
+    result = layer_norm(sum, scale, bias, axis, epsilon) as mm.layer_norm. Both results
+    are produced: the normalized value feeds the next block, the sum is the residual stream.
+  }];
+  let arguments = (ins MM_FloatTensor:$lhs, MM_FloatTensor:$rhs, MM_FloatTensor:$scale,
+                       Optional<MM_FloatTensor>:$bias,
+                       DefaultValuedAttr<I64Attr, "-1">:$axis,
+                       DefaultValuedAttr<F32Attr, "1.0e-5">:$epsilon);
+  let results = (outs MM_FloatTensor:$result, MM_FloatTensor:$sum);
+  let assemblyFormat = [{
+    $lhs `,` $rhs `,` $scale (`,` $bias^)? attr-dict `:` type($lhs) `,` type($rhs) `,`
+    type($scale) (`,` type($bias)^)? `->` type($result) `,` type($sum)
+  }];
+  let hasVerifier = 1;
+}
+
     positions of the T keys, as in decode with a KV cache).
   }];
   let arguments = (ins MM_FloatTensor:$query, MM_FloatTensor:$key, MM_FloatTensor:$value,

@@ -1,0 +1,299 @@
+//===- FuseAttention.cpp - the -mm-fuse-attention pass ---------------------===//
+//
+// Raises scaled dot-product attention (Vaswani et al. 2017) as the exporters emit it to
+// `mm.attention`:
+//
+//   scores = (q [*|/ c]) @ (kT [*|/ c]) [*|/ c]      scalar constants, any combination
+//   scores = scores + mask | where(bool_mask, scores, -inf) | scores
+//   p      = softmax(scores, axis = last)
+//   p      = where(is_nan(p), 0, p)                   (torch's SDPA export; optional)
+//   out    = p @ v
+//
+// kT is recognised in the three forms the exporters use:
+//   transpose(k, [0, 1, 3, 2])                          (TorchScript, decoders)
+//   transpose(x, [0, 2, 3, 1]) with x [B, T, H, D]      (TorchScript, CLIP: k is
+//                                                         transpose(x, [0, 2, 1, 3]))
+//   reshape(transpose(reshape(k, [B*H, T, D]), [0, 2, 1]), [B, H, D, T])   (dynamo)
+// GQA's repeat_kv, reshape(expand(unsqueeze(kv, 2), [B, Hkv, n, T, D]), [B, Hkv*n, T, D]),
+// is removed from k and v (both or neither): mm.attention reads query head h from KV
+// head h / n itself.
+//
+// Dims the reshapes and expands produce are checked with shape folding's symbolic
+// analysis (FusionDims.h), so the pass matches the whole function first and rewrites
+// afterwards. The where(is_nan) guard is dropped because mm.attention gives fully masked
+// rows zeros instead of NaN (the only way softmax makes NaN from finite scores); the
+// additive mask is passed through unchanged (finite minimums stay finite, so rows that
+// are fully masked that way still average v, as in the original).
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/transforms/FusionDims.h"
+#include "compiler/transforms/FusionUtils.h"
+#include "compiler/transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <cmath>
+
+namespace mm {
+#define GEN_PASS_DEF_FUSEATTENTION
+#include "compiler/transforms/Passes.h.inc"
+} // namespace mm
+
+using namespace mlir;
+using namespace mm;
+using namespace mm::fusion;
+
+namespace {
+
+/// One attention block found in the function, ready to rewrite.
+struct AttentionMatch {
+  MatMulOp root; ///< p @ v
+  Value query, key, value, mask;
+  /// When set, key is transpose(keySource, [0, 2, 1, 3]) and must be created.
+  Value keySource;
+  double scale = 1;
+};
+
+/// A scalar float constant: one element, so multiplying by it changes no shape.
+std::optional<double> scalarConstant(Value v) {
+  auto t = tensorTypeOf(v);
+  if (!t || !t.hasStaticShape() || t.getNumElements() != 1)
+    return std::nullopt;
+  return uniformFloatConstant(v);
+}
+
+/// Strips multiplies and divisions of `v` by scalar constants, folding them into `scale`.
+Value peelScalars(Value v, double &scale, SmallVectorImpl<Operation *> &ops) {
+  while (true) {
+    Operation *op = v.getDefiningOp();
+    if (auto mul = dyn_cast_or_null<MulOp>(op)) {
+      std::optional<double> c;
+      Value rest;
+      eitherOrder(mul.getLhs(), mul.getRhs(), [&](Value a, Value k) {
+        c = scalarConstant(k);
+        rest = a;
+        return c.has_value();
+      });
+      if (!c || rest.getType() != mul.getType())
+        return v;
+      scale *= *c;
+      v = rest;
+    } else if (auto div = dyn_cast_or_null<DivOp>(op)) {
+      std::optional<double> c = scalarConstant(div.getRhs());
+      if (!c || *c == 0 || div.getLhs().getType() != div.getType())
+        return v;
+      scale /= *c;
+      v = div.getLhs();
+    } else {
+      return v;
+    }
+    ops.push_back(op);
+  }
+}
+
+bool hasPerm(TransposeOp t, ArrayRef<int64_t> perm) { return t && t.getPerm() == perm; }
+
+/// Removes GQA's repeat_kv from `kv`: the unrepeated value and the repeat count n, or
+/// {kv, 1} when `kv` is not a repeat.
+std::pair<Value, int64_t> unrepeat(Value kv, FunctionDims &dims) {
+  auto reshape = defOf<ReshapeOp>(kv);
+  auto expand = reshape ? defOf<ExpandOp>(reshape.getData()) : ExpandOp();
+  auto unsq = expand ? defOf<UnsqueezeOp>(expand.getInput()) : UnsqueezeOp();
+  if (!unsq || unsq.getAxes().size() != 1 || normalizeAxis(unsq.getAxes()[0], 5) != 2)
+    return {kv, 1};
+  Value base = unsq.getInput(), e = expand.getResult(), r = reshape.getResult();
+  auto bt = tensorTypeOf(base), et = tensorTypeOf(e), rt = tensorTypeOf(r);
+  if (bt.getRank() != 4 || et.getRank() != 5 || rt.getRank() != 4 || et.isDynamicDim(2) ||
+      bt.isDynamicDim(1) || rt.isDynamicDim(1))
+    return {kv, 1};
+  int64_t n = et.getDimSize(2), hkv = bt.getDimSize(1);
+  bool exact = dims.equal(e, 0, base, 0) && dims.equal(e, 1, base, 1) &&
+               dims.equal(e, 3, base, 2) && dims.equal(e, 4, base, 3) &&
+               dims.equal(r, 0, base, 0) && rt.getDimSize(1) == hkv * n &&
+               dims.equal(r, 2, base, 2) && dims.equal(r, 3, base, 3);
+  return exact ? std::make_pair(base, n) : std::make_pair(kv, int64_t(1));
+}
+
+/// kT -> k (or the [B, T, H, D] source of a transpose to create), in `m`.
+bool matchKeyTransposed(Value kt, FunctionDims &dims, AttentionMatch &m) {
+  auto t = defOf<TransposeOp>(kt);
+  if (hasPerm(t, {0, 1, 3, 2})) {
+    m.key = t.getInput();
+    return true;
+  }
+  if (hasPerm(t, {0, 2, 3, 1})) {
+    m.keySource = t.getInput();
+    return true;
+  }
+  // dynamo: reshape(transpose(reshape(k, [B*H, T, D]), [0, 2, 1]), [B, H, D, T]).
+  auto outer = defOf<ReshapeOp>(kt);
+  auto t3 = outer ? defOf<TransposeOp>(outer.getData()) : TransposeOp();
+  auto inner = hasPerm(t3, {0, 2, 1}) ? defOf<ReshapeOp>(t3.getInput()) : ReshapeOp();
+  if (!inner)
+    return false;
+  Value k = inner.getData(), r1 = inner.getResult(), r2 = outer.getResult();
+  if (tensorTypeOf(k).getRank() != 4 || tensorTypeOf(r1).getRank() != 3 ||
+      tensorTypeOf(r2).getRank() != 4)
+    return false;
+  // r1 keeps T and D (so it merges B and H); r2 splits them back and swaps T, D.
+  if (!dims.equal(r1, 1, k, 2) || !dims.equal(r1, 2, k, 3) || !dims.equal(r2, 0, k, 0) ||
+      !dims.equal(r2, 1, k, 1) || !dims.equal(r2, 2, k, 3) || !dims.equal(r2, 3, k, 2))
+    return false;
+  m.key = k;
+  return true;
+}
+
+/// The key as [B, H, T, D]: m.key, or its transpose-to-be from m.keySource.
+int64_t keyDim(const AttentionMatch &m, int64_t i) {
+  static constexpr int64_t fromSource[4] = {0, 2, 1, 3};
+  return m.keySource ? tensorTypeOf(m.keySource).getDimSize(fromSource[i])
+                     : tensorTypeOf(m.key).getDimSize(i);
+}
+
+/// Matches the block ending at `root` (p @ v).
+std::optional<AttentionMatch> matchAttention(MatMulOp root, FunctionDims &dims) {
+  AttentionMatch m;
+  m.root = root;
+  SmallVector<Operation *> interior;
+  Value probs = root.getLhs();
+  // where(is_nan(p), 0, p)
+  if (auto w = defOf<WhereOp>(probs)) {
+    auto isnan = defOf<IsNanOp>(w.getCondition());
+    if (!isnan || isnan.getInput() != w.getY() || !isFloatConstant(w.getX(), 0.0) ||
+        w.getType() != w.getY().getType())
+      return std::nullopt;
+    interior.append({w, isnan});
+    probs = w.getY();
+  }
+  auto softmax = defOf<SoftmaxOp>(probs);
+  if (!softmax || tensorTypeOf(probs).getRank() != 4 ||
+      normalizeAxis(softmax.getAxis(), 4) != 3)
+    return std::nullopt;
+  interior.push_back(softmax);
+
+  // scores [+ mask] with the scale around the q @ kT product.
+  Value scores = softmax.getInput();
+  auto peelToProduct = [&](Value v) -> MatMulOp {
+    SmallVector<Operation *> ops;
+    double s = 1;
+    auto product = defOf<MatMulOp>(peelScalars(v, s, ops));
+    if (!product)
+      return {};
+    m.scale = s;
+    interior.append(ops);
+    return product;
+  };
+  MatMulOp qk;
+  if (auto add = defOf<AddOp>(scores); add && add.getType() == scores.getType()) {
+    eitherOrder(add.getLhs(), add.getRhs(), [&](Value s, Value mask) {
+      if (s.getType() != add.getType() || !(qk = peelToProduct(s)))
+        return false;
+      m.mask = mask;
+      return true;
+    });
+    if (qk)
+      interior.push_back(add);
+  } else if (auto w = defOf<WhereOp>(scores)) {
+    std::optional<double> fill = scalarConstant(w.getY());
+    if (fill && std::isinf(*fill) && *fill < 0 && w.getX().getType() == w.getType() &&
+        (qk = peelToProduct(w.getX()))) {
+      m.mask = w.getCondition();
+      interior.push_back(w);
+    }
+  }
+  if (!qk && !(qk = peelToProduct(scores)))
+    return std::nullopt;
+  interior.push_back(qk);
+  Value q = peelScalars(qk.getLhs(), m.scale, interior);
+  Value kt = peelScalars(qk.getRhs(), m.scale, interior);
+  if (!std::isfinite(m.scale) || m.scale == 0 || tensorTypeOf(q).getRank() != 4 ||
+      tensorTypeOf(kt).getRank() != 4 || !matchKeyTransposed(kt, dims, m))
+    return std::nullopt;
+  if (!usesConfined(interior, root))
+    return std::nullopt;
+  m.query = q;
+  m.value = root.getRhs();
+  if (m.mask) {
+    auto mt = tensorTypeOf(m.mask);
+    if (mt.getRank() > 4)
+      return std::nullopt;
+  }
+
+  // GQA: undo repeat_kv on both k and v, or on neither.
+  if (!m.keySource) {
+    auto [k, nk] = unrepeat(m.key, dims);
+    auto [v, nv] = unrepeat(m.value, dims);
+    if (nk == nv && nk > 1)
+      m.key = k, m.value = v;
+  }
+
+  // Shapes: q [B, Hq, S, D], k [B, Hkv, T, D], v [B, Hkv, T, Dv], Hq = n * Hkv.
+  Value kRef = m.keySource ? m.keySource : m.key;
+  int64_t kb = 0, kt2 = m.keySource ? 1 : 2, kd = 3;
+  auto qt = tensorTypeOf(q), vt = tensorTypeOf(m.value);
+  int64_t hq = qt.getDimSize(1), hkv = keyDim(m, 1);
+  if (vt.getRank() != 4 || ShapedType::isDynamic(hq) || ShapedType::isDynamic(hkv) ||
+      hkv == 0 || hq % hkv != 0 || vt.getDimSize(1) != hkv)
+    return std::nullopt;
+  if (!dims.equal(q, 0, kRef, kb) || !dims.equal(q, 0, m.value, 0) ||
+      !dims.equal(q, 3, kRef, kd) || !dims.equal(kRef, kt2, m.value, 2))
+    return std::nullopt;
+  if (tensorTypeOf(root.getResult()).getRank() != 4)
+    return std::nullopt;
+  return m;
+}
+
+void rewrite(AttentionMatch &m, IRRewriter &rewriter) {
+  rewriter.setInsertionPoint(m.root);
+  Value key = m.key;
+  if (m.keySource) {
+    auto st = tensorTypeOf(m.keySource);
+    auto kt = RankedTensorType::get({st.getDimSize(0), st.getDimSize(2), st.getDimSize(1),
+                                     st.getDimSize(3)},
+                                    st.getElementType());
+    key = rewriter.create<TransposeOp>(m.root.getLoc(), kt, m.keySource,
+                                       rewriter.getDenseI64ArrayAttr({0, 2, 1, 3}));
+  }
+  auto attn = rewriter.create<AttentionOp>(m.root.getLoc(), m.root.getType(), m.query, key,
+                                           m.value, m.mask, f32Attr(rewriter, m.scale),
+                                           rewriter.getBoolAttr(false));
+  rewriter.replaceOp(m.root, attn.getResult());
+}
+
+/// Erases `mm` ops left without users, to a fixed point.
+void eraseDeadOps(func::FuncOp f) {
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    SmallVector<Operation *> dead;
+    f.walk([&](Operation *op) {
+      if (isa_and_nonnull<MMDialect>(op->getDialect()) && op->use_empty() &&
+          isMemoryEffectFree(op))
+        dead.push_back(op);
+    });
+    for (Operation *op : dead)
+      op->erase();
+    changed = !dead.empty();
+  }
+}
+
+struct FuseAttentionPass : public mm::impl::FuseAttentionBase<FuseAttentionPass> {
+  void runOnOperation() override {
+    func::FuncOp f = getOperation();
+    FunctionDims dims(f);
+    SmallVector<AttentionMatch> matches;
+    f.walk([&](MatMulOp product) {
+      if (auto m = matchAttention(product, dims))
+        matches.push_back(*m);
+    });
+    if (matches.empty())
+      return;
+    IRRewriter rewriter(&getContext());
+    for (AttentionMatch &m : matches)
+      rewrite(m, rewriter);
+    eraseDeadOps(f);
+  }
+};
+
+} // namespace

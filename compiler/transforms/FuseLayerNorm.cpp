@@ -1,0 +1,218 @@
+//===- FuseLayerNorm.cpp - the -mm-fuse-layer-norm pass --------------------===//
+//
+// Raises the decomposed LayerNorm (Ba et al. 2016) that exporters emit for
+// `F.layer_norm` when LayerNormalization is unavailable, and hand-written variants, to
+// `mm.layer_norm` (ONNX LayerNormalization itself imports directly as mm.layer_norm):
+//
+//   xf   = [cast to f32](x)
+//   mean = reduce_mean(xf, axes, keepdims)
+//   d    = xf - mean
+//   var  = reduce_mean(pow(d, 2) | mul(d, d), axes, keepdims)
+//   s    = sqrt(var + eps)
+//   n    = div(d, s) | mul(d, reciprocal(s)) | mul(d, div(1, s))
+//   y    = [cast]( n [* scale] [+ bias] ) [cast]
+//
+// `axes` must be the trailing dims [axis, rank) (the same in both means); the scale and
+// bias must have the normalized dims' shape (or a suffix of it). Epsilon comes from the
+// graph. Without a scale multiply the scale is a splat of ones (static dims needed).
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/transforms/FusionUtils.h"
+#include "compiler/transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mm {
+#define GEN_PASS_DEF_FUSELAYERNORM
+#include "compiler/transforms/Passes.h.inc"
+} // namespace mm
+
+using namespace mlir;
+using namespace mm;
+using namespace mm::fusion;
+
+namespace {
+
+struct LayerNormCore {
+  Value xf;
+  int64_t axis = 0; ///< first normalized dim, in [0, rank)
+  double epsilon = 0;
+  SmallVector<Operation *> interior;
+};
+
+/// The first dim of `axes` when they are exactly the trailing dims [axis, rank).
+std::optional<int64_t> trailingAxes(ArrayRef<int64_t> axes, int64_t rank) {
+  SmallVector<int64_t> norm;
+  for (int64_t a : axes) {
+    auto n = normalizeAxis(a, rank);
+    if (!n)
+      return std::nullopt;
+    norm.push_back(*n);
+  }
+  llvm::sort(norm);
+  if (norm.empty())
+    return std::nullopt;
+  for (size_t i = 0; i < norm.size(); ++i)
+    if (norm[i] != rank - static_cast<int64_t>(norm.size()) + static_cast<int64_t>(i))
+      return std::nullopt;
+  return norm.front();
+}
+
+/// sqrt(reduce_mean(d^2) + eps) with d = xf - reduce_mean(xf), both means over the same
+/// trailing axes.
+bool matchStdDev(SqrtOp sqrt, Value d, LayerNormCore &core) {
+  auto add = defOf<AddOp>(sqrt ? sqrt.getInput() : Value());
+  if (!add)
+    return false;
+  ReduceMeanOp var;
+  Value eps;
+  if (!eitherOrder(add.getLhs(), add.getRhs(), [&](Value a, Value b) {
+        var = defOf<ReduceMeanOp>(a);
+        eps = b;
+        return var && uniformFloatConstant(b);
+      }))
+    return false;
+  Operation *square = nullptr;
+  if (auto pow = defOf<PowOp>(var.getInput()); pow && pow.getLhs() == d &&
+                                                isFloatConstant(pow.getRhs(), 2.0))
+    square = pow;
+  else if (auto mul = defOf<MulOp>(var.getInput()); mul && mul.getLhs() == d && mul.getRhs() == d)
+    square = mul;
+  auto sub = defOf<SubOp>(d);
+  if (!square || !sub || square->getResult(0).getType() != d.getType())
+    return false;
+  auto mean = defOf<ReduceMeanOp>(sub.getRhs());
+  Value xf = sub.getLhs();
+  if (!mean || mean.getInput() != xf || sub.getType() != xf.getType() || add.getType() != var.getType())
+    return false;
+  int64_t rank = tensorTypeOf(xf).getRank();
+  auto axis = trailingAxes(var.getAxes(), rank);
+  if (!axis || trailingAxes(mean.getAxes(), rank) != axis || !var.getKeepdims() ||
+      !mean.getKeepdims())
+    return false;
+  core.xf = xf;
+  core.axis = *axis;
+  core.epsilon = *uniformFloatConstant(eps);
+  core.interior = {sqrt, add, var, square, sub, mean};
+  return true;
+}
+
+/// n = div(d, s) | mul(d, reciprocal(s)) | mul(d, div(1, s)).
+std::optional<LayerNormCore> matchCore(Operation *op) {
+  LayerNormCore core;
+  if (auto div = dyn_cast<DivOp>(op)) {
+    if (!matchStdDev(defOf<SqrtOp>(div.getRhs()), div.getLhs(), core))
+      return std::nullopt;
+  } else if (auto mul = dyn_cast<MulOp>(op)) {
+    if (!eitherOrder(mul.getLhs(), mul.getRhs(), [&](Value d, Value inv) {
+          Operation *invOp = inv.getDefiningOp();
+          SqrtOp sqrt;
+          if (auto r = dyn_cast_or_null<ReciprocalOp>(invOp))
+            sqrt = defOf<SqrtOp>(r.getInput());
+          else if (auto dv = dyn_cast_or_null<DivOp>(invOp); dv && isFloatConstant(dv.getLhs(), 1.0))
+            sqrt = defOf<SqrtOp>(dv.getRhs());
+          if (!sqrt || !matchStdDev(sqrt, d, core))
+            return false;
+          core.interior.push_back(invOp);
+          return true;
+        }))
+      return std::nullopt;
+  } else {
+    return std::nullopt;
+  }
+  if (op->getResult(0).getType() != core.xf.getType())
+    return std::nullopt;
+  return core;
+}
+
+/// True when `p` can scale / shift the normalized dims `normalized`: its dims equal a
+/// suffix of them (static sizes compared; dynamic ones accepted).
+bool isAffineParam(Value p, ArrayRef<int64_t> normalized) {
+  auto t = tensorTypeOf(p);
+  if (!t || t.getRank() == 0 || t.getRank() > static_cast<int64_t>(normalized.size()))
+    return false;
+  ArrayRef<int64_t> suffix = normalized.take_back(t.getRank());
+  for (auto [a, b] : llvm::zip(t.getShape(), suffix))
+    if (!ShapedType::isDynamic(a) && !ShapedType::isDynamic(b) && a != b)
+      return false;
+  return true;
+}
+
+struct FuseLayerNormPattern : public RewritePattern {
+  explicit FuseLayerNormPattern(MLIRContext *ctx)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+
+  LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
+    if (!isa<MulOp, DivOp>(op))
+      return failure();
+    std::optional<LayerNormCore> core = matchCore(op);
+    if (!core)
+      return rewriter.notifyMatchFailure(op, "not a layer normalisation core");
+    ArrayRef<int64_t> normalized = tensorTypeOf(core->xf).getShape().drop_front(core->axis);
+
+    // Grow forward: [cast] [* scale] [+ bias] [cast].
+    SmallVector<Operation *> interior = core->interior;
+    Operation *last = op;
+    Value scale, bias;
+    int casts = 0;
+    while (Operation *user = singleUser(last->getResult(0))) {
+      Value cur = last->getResult(0);
+      auto other = [&](Operation *bin) {
+        return bin->getOperand(0) == cur ? bin->getOperand(1) : bin->getOperand(0);
+      };
+      if (auto cast = dyn_cast<CastOp>(user); cast && casts < 2 &&
+          isa<FloatType>(tensorTypeOf(cast.getResult()).getElementType())) {
+        ++casts;
+      } else if (isa<MulOp>(user) && !scale && !bias && other(user) != cur &&
+                 isAffineParam(other(user), normalized) && user->getResult(0).getType() == cur.getType()) {
+        scale = other(user);
+      } else if (isa<AddOp>(user) && !bias && other(user) != cur &&
+                 isAffineParam(other(user), normalized) && user->getResult(0).getType() == cur.getType()) {
+        bias = other(user);
+      } else {
+        break;
+      }
+      interior.push_back(last);
+      last = user;
+    }
+
+    auto resultType = tensorTypeOf(last->getResult(0));
+    Type elem = resultType.getElementType();
+    Value input = core->xf;
+    if (auto c = defOf<CastOp>(core->xf); c && tensorTypeOf(c.getInput()).getElementType() == elem)
+      input = c.getInput();
+    if (tensorTypeOf(input).getElementType() != elem || tensorTypeOf(input).getShape() != resultType.getShape())
+      return rewriter.notifyMatchFailure(op, "input and result types differ");
+    for (Value p : {scale, bias})
+      if (p && tensorTypeOf(p).getElementType() != elem)
+        return rewriter.notifyMatchFailure(op, "scale/bias element type differs from the result's");
+    if (!usesConfined(interior, last))
+      return rewriter.notifyMatchFailure(op, "an intermediate value is used elsewhere");
+
+    rewriter.setInsertionPoint(last);
+    if (!scale) {
+      auto t = RankedTensorType::get(normalized, elem);
+      if (!t.hasStaticShape())
+        return rewriter.notifyMatchFailure(op, "no scale and dynamic normalized dims");
+      scale = createSplatConstant(rewriter, op->getLoc(), t, 1.0);
+    }
+    int64_t rank = resultType.getRank();
+    auto fused = rewriter.create<LayerNormOp>(last->getLoc(), resultType, input, scale, bias,
+                                              rewriter.getI64IntegerAttr(core->axis - rank),
+                                              f32Attr(rewriter, core->epsilon));
+    rewriter.replaceOp(last, fused.getResult());
+    return success();
+  }
+};
+
+struct FuseLayerNormPass : public mm::impl::FuseLayerNormBase<FuseLayerNormPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<FuseLayerNormPattern>(&getContext());
+    if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,195 @@
+//===- FuseRMSNorm.cpp - the -mm-fuse-rms-norm pass ------------------------===//
+//
+// Raises the RMSNorm decompositions of Llama / Qwen2 / Mistral / Gemma
+// (Zhang & Sennrich 2019) to `mm.rms_norm`:
+//
+//   xf  = [cast to f32](x)
+//   ms  = reduce_mean(pow(xf, 2) | mul(xf, xf), axes = [last], keepdims)
+//   inv = reciprocal(sqrt(ms + eps)) | div(1, sqrt(ms + eps))
+//   n   = mul(xf, inv) | div(xf, sqrt(ms + eps))
+//   y   = [cast](n) * w | [cast](n * w) | n * (1 + w)   (w 1-D, the last dim's size)
+//
+// The match is rooted at `n` and grows forward through the optional casts and the
+// weight multiply; commutative operands are tried both ways. Epsilon comes from the
+// graph; the exponent must be 2 and the numerator 1. Gemma's `1 + w` becomes
+// scale_offset = 1. Without a weight multiply the scale is a splat of ones.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/transforms/FusionUtils.h"
+#include "compiler/transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mm {
+#define GEN_PASS_DEF_FUSERMSNORM
+#include "compiler/transforms/Passes.h.inc"
+} // namespace mm
+
+using namespace mlir;
+using namespace mm;
+using namespace mm::fusion;
+
+namespace {
+
+/// The normalisation core: `xf` normalised by its root mean square.
+struct RMSCore {
+  Value xf;
+  double epsilon = 0;
+  SmallVector<Operation *> interior; ///< the ops feeding the core (not the core itself)
+};
+
+/// sqrt(mean(xf^2) + eps) -> fills core.epsilon and core.interior; `xf` must be the
+/// value squared.
+bool matchRootMeanSquare(SqrtOp sqrt, Value xf, RMSCore &core) {
+  auto add = defOf<AddOp>(sqrt ? sqrt.getInput() : Value());
+  if (!add)
+    return false;
+  ReduceMeanOp mean;
+  Value eps;
+  if (!eitherOrder(add.getLhs(), add.getRhs(), [&](Value a, Value b) {
+        mean = defOf<ReduceMeanOp>(a);
+        eps = b;
+        return mean && uniformFloatConstant(b);
+      }))
+    return false;
+  if (add.getType() != mean.getType() || !mean.getKeepdims() ||
+      !isLastAxis(mean.getAxes(), tensorTypeOf(xf).getRank()))
+    return false;
+  Operation *square = nullptr;
+  if (auto pow = defOf<PowOp>(mean.getInput())) {
+    if (pow.getLhs() == xf && isFloatConstant(pow.getRhs(), 2.0))
+      square = pow;
+  } else if (auto mul = defOf<MulOp>(mean.getInput())) {
+    if (mul.getLhs() == xf && mul.getRhs() == xf)
+      square = mul;
+  }
+  if (!square || square->getResult(0).getType() != xf.getType())
+    return false;
+  core.xf = xf;
+  core.epsilon = *uniformFloatConstant(eps);
+  core.interior = {sqrt, add, mean, square};
+  return true;
+}
+
+/// n = mul(xf, inv) | div(xf, sqrt(...)).
+std::optional<RMSCore> matchCore(Operation *op) {
+  RMSCore core;
+  if (auto div = dyn_cast<DivOp>(op)) {
+    auto sqrt = defOf<SqrtOp>(div.getRhs());
+    if (!sqrt || !matchRootMeanSquare(sqrt, div.getLhs(), core))
+      return std::nullopt;
+  } else if (auto mul = dyn_cast<MulOp>(op)) {
+    if (!eitherOrder(mul.getLhs(), mul.getRhs(), [&](Value xf, Value inv) {
+          Operation *invOp = inv.getDefiningOp();
+          SqrtOp sqrt;
+          if (auto r = dyn_cast_or_null<ReciprocalOp>(invOp))
+            sqrt = defOf<SqrtOp>(r.getInput());
+          else if (auto d = dyn_cast_or_null<DivOp>(invOp); d && isFloatConstant(d.getLhs(), 1.0))
+            sqrt = defOf<SqrtOp>(d.getRhs());
+          if (!sqrt || !matchRootMeanSquare(sqrt, xf, core))
+            return false;
+          core.interior.push_back(invOp);
+          return true;
+        }))
+      return std::nullopt;
+  } else {
+    return std::nullopt;
+  }
+  if (op->getResult(0).getType() != core.xf.getType())
+    return std::nullopt;
+  return core;
+}
+
+/// A 1-D value with `size` elements (size may be dynamic on either side).
+bool isVectorOfSize(Value v, int64_t size) {
+  auto t = tensorTypeOf(v);
+  return t && t.getRank() == 1 &&
+         (t.isDynamicDim(0) || ShapedType::isDynamic(size) || t.getDimSize(0) == size);
+}
+
+struct FuseRMSNormPattern : public RewritePattern {
+  explicit FuseRMSNormPattern(MLIRContext *ctx)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+
+  LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
+    if (!isa<MulOp, DivOp>(op))
+      return failure();
+    std::optional<RMSCore> core = matchCore(op);
+    if (!core)
+      return rewriter.notifyMatchFailure(op, "not an RMS normalisation core");
+    int64_t lastDim = tensorTypeOf(core->xf).getShape().back();
+
+    // Grow forward: [cast] [mul by the weight] [cast].
+    SmallVector<Operation *> interior = core->interior;
+    Operation *last = op;
+    Value scale;
+    double offset = 0;
+    int casts = 0;
+    while (Operation *user = singleUser(last->getResult(0))) {
+      if (auto cast = dyn_cast<CastOp>(user); cast && casts < 2 &&
+          isa<FloatType>(tensorTypeOf(cast.getResult()).getElementType())) {
+        ++casts;
+      } else if (auto mul = dyn_cast<MulOp>(user); mul && !scale) {
+        Value cur = last->getResult(0);
+        Value w = mul.getLhs() == cur ? mul.getRhs() : mul.getLhs();
+        if (w == cur || !isVectorOfSize(w, lastDim) || mul.getType() != cur.getType())
+          break;
+        scale = w;
+        // Gemma: n * (1 + w) with the sum used nowhere else.
+        if (auto add = defOf<AddOp>(w); add && add->hasOneUse()) {
+          eitherOrder(add.getLhs(), add.getRhs(), [&](Value a, Value one) {
+            if (!isVectorOfSize(a, lastDim) || !isFloatConstant(one, 1.0) ||
+                a.getType() != add.getType())
+              return false;
+            scale = a;
+            offset = 1.0;
+            interior.push_back(add);
+            return true;
+          });
+        }
+      } else {
+        break;
+      }
+      interior.push_back(last);
+      last = user;
+    }
+
+    // The fused op reads x in the result's element type: the value cast to f32 when the
+    // result is f32, the original when the casts return to it.
+    auto resultType = tensorTypeOf(last->getResult(0));
+    Value input = core->xf;
+    if (auto c = defOf<CastOp>(core->xf);
+        c && tensorTypeOf(c.getInput()).getElementType() == resultType.getElementType())
+      input = c.getInput();
+    if (tensorTypeOf(input).getElementType() != resultType.getElementType() ||
+        tensorTypeOf(input).getShape() != resultType.getShape())
+      return rewriter.notifyMatchFailure(op, "input and result types differ");
+    if (!usesConfined(interior, last))
+      return rewriter.notifyMatchFailure(op, "an intermediate value is used elsewhere");
+
+    rewriter.setInsertionPoint(last);
+    if (!scale) {
+      if (ShapedType::isDynamic(lastDim))
+        return rewriter.notifyMatchFailure(op, "no weight and a dynamic last dim");
+      scale = createSplatConstant(rewriter, op->getLoc(),
+                                  RankedTensorType::get({lastDim}, resultType.getElementType()), 1.0);
+    }
+    auto fused = rewriter.create<RMSNormOp>(last->getLoc(), resultType, input, scale,
+                                            f32Attr(rewriter, core->epsilon),
+                                            f32Attr(rewriter, offset));
+    rewriter.replaceOp(last, fused.getResult());
+    return success();
+  }
+};
+
+struct FuseRMSNormPass : public mm::impl::FuseRMSNormBase<FuseRMSNormPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<FuseRMSNormPattern>(&getContext());
+    if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,109 @@
+//===- FuseResidualNorm.cpp - the -mm-fuse-residual-norm pass --------------===//
+//
+// A pre-norm transformer adds each block's output to the residual stream and normalises
+// the sum for the next block:
+//
+//   %sum = mm.add %residual, %block_out        (same type: no broadcasting)
+//   %y   = mm.rms_norm %sum, %w                (or mm.layer_norm)
+//
+// becomes one op with two results, the normalised value and the sum (which the next
+// residual add reads):
+//
+//   %y, %sum = mm.add_rms_norm %residual, %block_out, %w
+//
+// so the sum is written once and the norm reads it from cache. Runs after the norm
+// passes (it needs mm.rms_norm / mm.layer_norm). A broadcasting add (ViT's position
+// embedding [1, S, C] + [B, S, C]) is left alone.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/transforms/FusionUtils.h"
+#include "compiler/transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mm {
+#define GEN_PASS_DEF_FUSERESIDUALNORM
+#include "compiler/transforms/Passes.h.inc"
+} // namespace mm
+
+using namespace mlir;
+using namespace mm;
+using namespace mm::fusion;
+
+namespace {
+
+/// The residual add feeding `normInput` when its operands, result and the norm's result
+/// all have one type; else null.
+AddOp residualAdd(Value normInput, Value normResult) {
+  auto add = defOf<AddOp>(normInput);
+  if (!add || add.getLhs().getType() != add.getType() ||
+      add.getRhs().getType() != add.getType() || normResult.getType() != add.getType())
+    return {};
+  return add;
+}
+
+/// Makes the norm's parameters available at the add, where the fused op goes (the sum's
+/// other users may sit between the add and the norm): operand-free definitions (weights,
+/// constants) placed after the add move above it; false when another op defines one.
+bool hoistParamsAbove(AddOp add, ArrayRef<Value> params, PatternRewriter &rewriter) {
+  for (Value p : params) {
+    Operation *def = p ? p.getDefiningOp() : nullptr;
+    if (!def || def->getBlock() != add->getBlock() || def->isBeforeInBlock(add))
+      continue;
+    if (def->getNumOperands() != 0)
+      return false;
+  }
+  for (Value p : params)
+    if (Operation *def = p ? p.getDefiningOp() : nullptr;
+        def && def->getBlock() == add->getBlock() && add->isBeforeInBlock(def))
+      rewriter.moveOpBefore(def, add);
+  return true;
+}
+
+struct AddRMSNormPattern : public OpRewritePattern<RMSNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(RMSNormOp norm, PatternRewriter &rewriter) const override {
+    AddOp add = residualAdd(norm.getInput(), norm.getResult());
+    if (!add)
+      return rewriter.notifyMatchFailure(norm, "input is not a same-type add");
+    if (!hoistParamsAbove(add, {norm.getScale()}, rewriter))
+      return rewriter.notifyMatchFailure(norm, "the scale is computed after the add");
+    rewriter.setInsertionPoint(add);
+    auto fused = rewriter.create<AddRMSNormOp>(
+        norm.getLoc(), TypeRange{norm.getType(), add.getType()}, add.getLhs(), add.getRhs(),
+        norm.getScale(), norm.getEpsilonAttr(), norm.getScaleOffsetAttr());
+    rewriter.replaceOp(norm, fused.getResult());
+    rewriter.replaceOp(add, fused.getSum());
+    return success();
+  }
+};
+
+struct AddLayerNormPattern : public OpRewritePattern<LayerNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(LayerNormOp norm, PatternRewriter &rewriter) const override {
+    AddOp add = residualAdd(norm.getInput(), norm.getResult());
+    if (!add)
+      return rewriter.notifyMatchFailure(norm, "input is not a same-type add");
+    if (!hoistParamsAbove(add, {norm.getScale(), norm.getBias()}, rewriter))
+      return rewriter.notifyMatchFailure(norm, "the scale or bias is computed after the add");
+    rewriter.setInsertionPoint(add);
+    auto fused = rewriter.create<AddLayerNormOp>(
+        norm.getLoc(), TypeRange{norm.getType(), add.getType()}, add.getLhs(), add.getRhs(),
+        norm.getScale(), norm.getBias(), norm.getAxisAttr(), norm.getEpsilonAttr());
+    rewriter.replaceOp(norm, fused.getResult());
+    rewriter.replaceOp(add, fused.getSum());
+    return success();
+  }
+};
+
+struct FuseResidualNormPass : public mm::impl::FuseResidualNormBase<FuseResidualNormPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<AddRMSNormPattern, AddLayerNormPattern>(&getContext());
+    if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,110 @@
+//===- FusionUtils.cpp - matching helpers shared by the fusion passes -----===//
+#include "compiler/transforms/FusionUtils.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+#include <cmath>
+
+using namespace mlir;
+
+namespace mm::fusion {
+
+RankedTensorType tensorTypeOf(Value v) {
+  return v ? dyn_cast<RankedTensorType>(v.getType()) : RankedTensorType();
+}
+
+double relativeTolerance(Type elementType) {
+  if (elementType.isF64())
+    return std::ldexp(1.0, -51);
+  if (elementType.isF16())
+    return std::ldexp(1.0, -9);
+  if (elementType.isBF16())
+    return std::ldexp(1.0, -6);
+  return std::ldexp(1.0, -23); // f32 and anything narrower-than-f64 we do not know
+}
+
+std::optional<double> uniformFloatConstant(Value v) {
+  auto c = defOf<ConstantOp>(v);
+  if (!c)
+    return std::nullopt;
+  auto attr = dyn_cast<DenseFPElementsAttr>(c.getValue());
+  if (!attr || attr.getNumElements() == 0)
+    return std::nullopt;
+  if (attr.isSplat())
+    return attr.getSplatValue<APFloat>().convertToDouble();
+  std::optional<double> first;
+  for (const APFloat &x : attr.getValues<APFloat>()) {
+    double d = x.convertToDouble();
+    if (first && *first != d)
+      return std::nullopt;
+    first = d;
+  }
+  return first;
+}
+
+bool isFloatConstant(Value v, double expected) {
+  std::optional<double> c = uniformFloatConstant(v);
+  if (!c || std::isnan(*c))
+    return false;
+  double tol = relativeTolerance(tensorTypeOf(v).getElementType());
+  return std::fabs(*c - expected) <= tol * std::fabs(expected);
+}
+
+std::optional<SmallVector<int64_t>> intConstantElements(Value v) {
+  auto c = defOf<ConstantOp>(v);
+  if (!c)
+    return std::nullopt;
+  auto attr = dyn_cast<DenseIntElementsAttr>(c.getValue());
+  if (!attr)
+    return std::nullopt;
+  SmallVector<int64_t> out;
+  for (const APInt &x : attr.getValues<APInt>())
+    out.push_back(x.getBitWidth() == 1 ? x.getZExtValue() : x.getSExtValue());
+  return out;
+}
+
+std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank)
+    return std::nullopt;
+  return axis < 0 ? axis + rank : axis;
+}
+
+bool isLastAxis(ArrayRef<int64_t> axes, int64_t rank) {
+  return axes.size() == 1 && normalizeAxis(axes[0], rank) == rank - 1;
+}
+
+bool usesConfined(ArrayRef<Operation *> interior, Operation *root) {
+  llvm::SmallPtrSet<Operation *, 16> allowed(interior.begin(), interior.end());
+  allowed.insert(root);
+  for (Operation *op : interior)
+    for (Operation *user : op->getUsers())
+      if (!allowed.contains(user))
+        return false;
+  return true;
+}
+
+Operation *singleUser(Value v) {
+  return v && v.hasOneUse() ? *v.getUsers().begin() : nullptr;
+}
+
+Value skipNoopCasts(Value v) {
+  while (auto c = defOf<CastOp>(v)) {
+    if (c.getInput().getType() != c.getResult().getType())
+      break;
+    v = c.getInput();
+  }
+  return v;
+}
+
+Value createSplatConstant(OpBuilder &b, Location loc, RankedTensorType type, double value) {
+  auto floatType = cast<FloatType>(type.getElementType());
+  bool lostInfo = false;
+  APFloat x(value);
+  x.convert(floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lostInfo);
+  return b.create<ConstantOp>(loc, type, DenseElementsAttr::get(type, x)).getResult();
+}
+
+FloatAttr f32Attr(Builder &b, double value) { return b.getF32FloatAttr(static_cast<float>(value)); }
+
+} // namespace mm::fusion

@@ -1,0 +1,81 @@
+//===- FusionUtils.h - matching helpers shared by the fusion passes -------===//
+//
+// The fusion passes (-mm-fuse-*) recognise subgraphs that the ONNX exporters emit and
+// replace them with one high-level `mm` op. These helpers read constants (with a
+// tolerance suited to their element type), follow commutative operands, and check that
+// the ops a pattern swallows have no users outside it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MM_COMPILER_TRANSFORMS_FUSIONUTILS_H
+#define MM_COMPILER_TRANSFORMS_FUSIONUTILS_H
+
+#include "mm/MMOps.h"
+
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/Value.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+
+namespace mm::fusion {
+
+/// The ranked tensor type of `v` (every `mm` value has one), or null.
+mlir::RankedTensorType tensorTypeOf(mlir::Value v);
+
+/// Relative tolerance for comparing a constant of element type `t` with an exact real
+/// number: two units in the last place of the type (f32: 2^-23, f16: 2^-9, bf16: 2^-6,
+/// f64: 2^-51), so a constant written by an exporter rounds into it and a different
+/// constant (1.7 instead of 1.702) does not.
+double relativeTolerance(mlir::Type elementType);
+
+/// The value of every element of an `mm.constant` with float elements when they are all
+/// equal (a scalar, a splat, or a small uniform tensor); std::nullopt otherwise.
+std::optional<double> uniformFloatConstant(mlir::Value v);
+
+/// True when `v` is a uniform float `mm.constant` equal to `expected` within the
+/// tolerance of its element type (see relativeTolerance).
+bool isFloatConstant(mlir::Value v, double expected);
+
+/// The elements of an integer `mm.constant`, or std::nullopt.
+std::optional<llvm::SmallVector<int64_t>> intConstantElements(mlir::Value v);
+
+/// `axis` mapped into [0, rank); std::nullopt when out of range.
+std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank);
+
+/// True when `axes` (possibly negative) name exactly the last dim of a rank-`rank` tensor.
+bool isLastAxis(llvm::ArrayRef<int64_t> axes, int64_t rank);
+
+/// The operation defining `v` when it is an OpTy, else null.
+template <typename OpTy> OpTy defOf(mlir::Value v) {
+  return v ? v.getDefiningOp<OpTy>() : OpTy();
+}
+
+/// Calls `fn(a, b)` then `fn(b, a)`; true when either call returns true. For the operands
+/// of commutative ops (add, mul), whose order the exporters do not fix.
+template <typename Fn> bool eitherOrder(mlir::Value a, mlir::Value b, Fn &&fn) {
+  return fn(a, b) || fn(b, a);
+}
+
+/// True when every user of every result of the ops in `interior` is itself in `interior`
+/// or is `root`: the pattern may then erase them all once `root` is replaced.
+bool usesConfined(llvm::ArrayRef<mlir::Operation *> interior, mlir::Operation *root);
+
+/// The single user of `v` when `v` has exactly one use, else null.
+mlir::Operation *singleUser(mlir::Value v);
+
+/// `v` with casts that do not change the type (f32 -> f32) stripped.
+mlir::Value skipNoopCasts(mlir::Value v);
+
+/// A uniform float constant of type `type` (an `mm.constant` splat) built at the
+/// rewriter's insertion point.
+mlir::Value createSplatConstant(mlir::OpBuilder &b, mlir::Location loc,
+                                mlir::RankedTensorType type, double value);
+
+/// An F32 attribute holding `value` (the epsilon and scale attributes of the fused ops).
+mlir::FloatAttr f32Attr(mlir::Builder &b, double value);
+
+} // namespace mm::fusion
+
+#endif // MM_COMPILER_TRANSFORMS_FUSIONUTILS_H
