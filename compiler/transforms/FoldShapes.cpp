@@ -29,6 +29,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <functional>
 #include <map>
 
 namespace mm {
@@ -142,7 +143,7 @@ private:
     if (auto dim = dyn_cast<DimOp>(op))
       return preferSourceDim(dim), success();
     rewriteConventions(op);
-    simplifyIdentity(op);
+    simplifyStructure(op);
     return success();
   }
 
@@ -414,13 +415,15 @@ private:
         .Default([](Operation *) { return Value(); });
   }
 
-  void simplifyIdentity(Operation *op) {
+  void simplifyStructure(Operation *op) {
     if (Value v = identityOperand(op)) {
       replace(op->getResult(0), v);
       return;
     }
-    // reshape(reshape(x)) reads x directly when the outer shape copies no dim (0).
-    if (auto outer = dyn_cast<ReshapeOp>(op))
+    if (auto outer = dyn_cast<ReshapeOp>(op)) {
+      if (foldReshapeTransposeReshape(outer))
+        return;
+      // reshape(reshape(x)) reads x directly when the outer shape copies no dim (0).
       if (auto inner = outer.getData().getDefiningOp<ReshapeOp>()) {
         auto entries = a_.constElems(outer.getShape());
         if (outer.getAllowZero() || (entries && !llvm::is_contained(*entries, 0))) {
@@ -428,6 +431,121 @@ private:
           changed_ = true;
         }
       }
+      return;
+    }
+    if (auto outer = dyn_cast<TransposeOp>(op))
+      if (auto inner = outer.getInput().getDefiningOp<TransposeOp>()) {
+        SmallVector<int64_t> perm;
+        for (int64_t p : outer.getPerm())
+          perm.push_back(inner.getPerm()[p]);
+        outer.getInputMutable().assign(inner.getInput());
+        outer.setPerm(perm);
+        changed_ = true;
+        return;
+      }
+    if (auto concat = dyn_cast<ConcatOp>(op))
+      mergeConcatInputs(concat);
+  }
+
+  /// reshape(transpose(reshape(x))) where the first reshape only merges runs of x's
+  /// dims, the transpose moves whole runs and the last reshape splits them back as they
+  /// were (dynamo's K^T in attention: [B, H, T, D] -> [B*H, T, D] -> [B*H, D, T] ->
+  /// [B, H, D, T]) is one transpose of x, and needs no shape computation.
+  bool foldReshapeTransposeReshape(ReshapeOp outer) {
+    auto tr = outer.getData().getDefiningOp<TransposeOp>();
+    auto inner = tr ? tr.getInput().getDefiningOp<ReshapeOp>() : ReshapeOp();
+    if (!inner)
+      return false;
+    Value x = inner.getData();
+    const DimExprs &in = a_.dims(x), &mid = a_.dims(inner.getResult());
+    const DimExprs &out = a_.dims(outer.getResult());
+    DimSymbolTable &syms = a_.symbols();
+    SmallVector<SmallVector<int64_t, 2>> runs;
+    size_t next = 0;
+    for (const DimExpr &m : mid) {
+      auto want = syms.factorize({m});
+      SmallVector<int64_t, 2> run;
+      DimExprs factors;
+      while (next < in.size()) {
+        run.push_back(next);
+        factors.push_back(in[next++]);
+        if (syms.factorize(factors) == want)
+          break;
+      }
+      if (run.empty() || syms.factorize(factors) != want)
+        return false;
+      runs.push_back(run);
+    }
+    if (next != in.size() || out.size() != in.size())
+      return false;
+    SmallVector<int64_t> perm;
+    for (int64_t p : tr.getPerm())
+      llvm::append_range(perm, runs[p]);
+    for (auto [o, p] : llvm::zip(out, perm))
+      if (o != in[p])
+        return false;
+    builder_.setInsertionPoint(outer);
+    Value t = builder_.create<TransposeOp>(outer.getLoc(), outer.getType(), x,
+                                           builder_.getDenseI64ArrayAttr(perm));
+    a_.set(t, out, std::nullopt);
+    replace(outer.getResult(), t);
+    return true;
+  }
+
+  /// A 1-D concat of shape pieces: nested concats inlined, neighbouring constants
+  /// merged into one.
+  void mergeConcatInputs(ConcatOp op) {
+    auto rt = tensorTypeOf(op.getResult());
+    if (rt.getRank() != 1 || !isa<IntegerType>(rt.getElementType()))
+      return;
+    // Flatten, then group runs of constants.
+    SmallVector<Value> flat;
+    bool nested = false;
+    std::function<void(Value)> add = [&](Value v) {
+      auto c = v.getDefiningOp<ConcatOp>();
+      if (c && tensorTypeOf(v).getRank() == 1) {
+        nested = true;
+        for (Value n : c.getInputs())
+          add(n);
+        return;
+      }
+      flat.push_back(v);
+    };
+    for (Value v : op.getInputs())
+      add(v);
+    auto isConst = [&](Value v) {
+      return v.getDefiningOp<ConstantOp>() && a_.constElems(v).has_value();
+    };
+    bool adjacent = false;
+    for (size_t i = 1; i < flat.size(); ++i)
+      adjacent |= isConst(flat[i - 1]) && isConst(flat[i]);
+    if (!nested && !adjacent)
+      return;
+    SmallVector<Value> inputs;
+    DimExprs run;
+    auto flush = [&] {
+      if (run.empty())
+        return;
+      auto t = RankedTensorType::get({static_cast<int64_t>(run.size())}, rt.getElementType());
+      builder_.setInsertionPointToStart(&body_);
+      inputs.push_back(constant(intsAttr(run, t), op.getLoc()));
+      run.clear();
+    };
+    for (Value v : flat) {
+      if (isConst(v)) {
+        llvm::append_range(run, *a_.elems(v));
+        continue;
+      }
+      flush();
+      inputs.push_back(v);
+    }
+    flush();
+    if (inputs.size() == 1 && inputs[0].getType() == rt) {
+      replace(op.getResult(), inputs[0]);
+      return;
+    }
+    op.getInputsMutable().assign(inputs);
+    changed_ = true;
   }
 
   //===--------------------------------------------------------------------===//

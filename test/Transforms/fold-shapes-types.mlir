@@ -114,3 +114,65 @@ func.func @dead_and_common(%x: tensor<4xf32>) -> tensor<4xf32> {
   %c = mm.mul %a, %b : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
   return %c : tensor<4xf32>
 }
+
+// -----
+
+// dynamo's K^T: [B, H, T, D] -> reshape [B*H, T, D] -> transpose -> reshape [B, H, D, T]
+// is one transpose of the input; the shape computations go with the reshapes.
+// CHECK-LABEL: func.func @reshape_transpose_reshape
+// CHECK-NEXT: %[[T:.*]] = mm.transpose %arg0 {perm = array<i64: 0, 1, 3, 2>} : tensor<?x4x?x16xf32> -> tensor<?x4x16x?xf32>
+// CHECK-NEXT: return %[[T]]
+func.func @reshape_transpose_reshape(%k: tensor<?x4x?x16xf32> {mm.dims = ["batch", "", "total", ""]}) -> tensor<?x4x16x?xf32> {
+  %s = mm.shape %k : tensor<?x4x?x16xf32> -> tensor<4xi64>
+  %two = mm.constant dense<[2]> : tensor<1xi64>
+  %three = mm.constant dense<[3]> : tensor<1xi64>
+  %zero = mm.constant dense<[0]> : tensor<1xi64>
+  %one = mm.constant dense<[1]> : tensor<1xi64>
+  %t = mm.slice %s, %two, %three, %zero, %one : tensor<4xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64> -> tensor<1xi64>
+  %b = mm.slice %s, %zero, %one, %zero, %one : tensor<4xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64> -> tensor<1xi64>
+  %m1 = mm.constant dense<[-1]> : tensor<1xi64>
+  %d = mm.constant dense<[16]> : tensor<1xi64>
+  %h = mm.constant dense<[4]> : tensor<1xi64>
+  %s1 = mm.concat %m1, %t, %d {axis = 0 : i64} : tensor<1xi64>, tensor<1xi64>, tensor<1xi64> -> tensor<3xi64>
+  %r1 = mm.reshape %k, %s1 : tensor<?x4x?x16xf32>, tensor<3xi64> -> tensor<?x?x?xf32>
+  %tr = mm.transpose %r1 {perm = array<i64: 0, 2, 1>} : tensor<?x?x?xf32> -> tensor<?x?x?xf32>
+  %s2 = mm.concat %b, %h, %d, %m1 {axis = 0 : i64} : tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64> -> tensor<4xi64>
+  %r2 = mm.reshape %tr, %s2 : tensor<?x?x?xf32>, tensor<4xi64> -> tensor<?x4x16x?xf32>
+  return %r2 : tensor<?x4x16x?xf32>
+}
+
+// -----
+
+// Near miss: the last reshape does not split the merged dims back in order
+// ([B*H, D, T] -> [B, D, H, T] is not a transpose of [B, H, T, D]): all stay.
+// CHECK-LABEL: func.func @reshape_transpose_reshape_mixed
+// CHECK: mm.reshape
+// CHECK: mm.transpose
+// CHECK: mm.reshape
+func.func @reshape_transpose_reshape_mixed(%k: tensor<2x4x8x16xf32>) -> tensor<2x16x4x8xf32> {
+  %s1 = mm.constant dense<[8, 8, 16]> : tensor<3xi64>
+  %r1 = mm.reshape %k, %s1 : tensor<2x4x8x16xf32>, tensor<3xi64> -> tensor<8x8x16xf32>
+  %tr = mm.transpose %r1 {perm = array<i64: 0, 2, 1>} : tensor<8x8x16xf32> -> tensor<8x16x8xf32>
+  %s2 = mm.constant dense<[2, 16, 4, 8]> : tensor<4xi64>
+  %r2 = mm.reshape %tr, %s2 : tensor<8x16x8xf32>, tensor<4xi64> -> tensor<2x16x4x8xf32>
+  return %r2 : tensor<2x16x4x8xf32>
+}
+
+// -----
+
+// transpose(transpose(x)) is one transpose; nested 1-D concats of shape pieces are
+// flattened and neighbouring constants merged.
+// CHECK-LABEL: func.func @compose
+// CHECK-DAG:  %[[C:.*]] = mm.constant dense<[1, 2, 3]> : tensor<3xi64>
+// CHECK-DAG:  %[[T:.*]] = mm.transpose %arg0 {perm = array<i64: 1, 2, 0>} : tensor<2x3x4xf32> -> tensor<3x4x2xf32>
+// CHECK-DAG:  %[[S:.*]] = mm.concat %arg1, %[[C]] {axis = 0 : i64} : tensor<1xi64>, tensor<3xi64> -> tensor<4xi64>
+// CHECK:      return %[[T]], %[[S]]
+func.func @compose(%x: tensor<2x3x4xf32>, %n: tensor<1xi64>) -> (tensor<3x4x2xf32>, tensor<4xi64>) {
+  %a = mm.transpose %x {perm = array<i64: 1, 0, 2>} : tensor<2x3x4xf32> -> tensor<3x2x4xf32>
+  %b = mm.transpose %a {perm = array<i64: 0, 2, 1>} : tensor<3x2x4xf32> -> tensor<3x4x2xf32>
+  %c1 = mm.constant dense<[1]> : tensor<1xi64>
+  %c23 = mm.constant dense<[2, 3]> : tensor<2xi64>
+  %inner = mm.concat %n, %c1 {axis = 0 : i64} : tensor<1xi64>, tensor<1xi64> -> tensor<2xi64>
+  %outer = mm.concat %inner, %c23 {axis = 0 : i64} : tensor<2xi64>, tensor<2xi64> -> tensor<4xi64>
+  return %b, %outer : tensor<3x4x2xf32>, tensor<4xi64>
+}
