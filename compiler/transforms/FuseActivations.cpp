@@ -53,7 +53,7 @@ Value matchScaledBy(Value v, double c) {
     x = a;
     return true;
   });
-  return x && mul.getType() == x.getType() ? x : Value();
+  return x && compatibleTypes(mul.getType(), x.getType()) ? x : Value();
 }
 
 /// Starting at `onePlus` = 1 + f(x), follows single-use multiplies by x and 0.5 (in any
@@ -80,13 +80,13 @@ Operation *matchHalfXProduct(Value onePlus, Value x, SmallVectorImpl<Operation *
     interior.push_back(cur.getDefiningOp());
     cur = mul.getResult();
   }
-  return cur.getType() == x.getType() ? cur.getDefiningOp() : nullptr;
+  return compatibleTypes(cur.getType(), x.getType()) ? cur.getDefiningOp() : nullptr;
 }
 
 /// 1 + v: the add, when `v`'s single user adds a constant 1 to it.
 AddOp matchOnePlus(Value v) {
   auto add = dyn_cast_or_null<AddOp>(singleUser(v));
-  if (!add || add.getType() != v.getType())
+  if (!add || !compatibleTypes(add.getType(), v.getType()))
     return {};
   Value other = add.getLhs() == v ? add.getRhs() : add.getLhs();
   return isFloatConstant(other, 1.0) ? add : AddOp();
@@ -98,7 +98,8 @@ LogicalResult replaceByGelu(PatternRewriter &rewriter, Operation *last, Value x,
   if (!last || !usesConfined(interior, last))
     return failure();
   rewriter.setInsertionPoint(last);
-  auto gelu = rewriter.create<GeluOp>(last->getLoc(), x.getType(), x,
+  Type t = last->getResult(0).getType();
+  auto gelu = rewriter.create<GeluOp>(last->getLoc(), t, refineType(rewriter, x.getLoc(), x, t),
                                       GeluApproximationAttr::get(rewriter.getContext(), approx));
   rewriter.replaceOp(last, gelu.getResult());
   return success();
@@ -114,7 +115,7 @@ struct GeluErfPattern : public OpRewritePattern<ErfOp> {
       x = div.getLhs();
     else
       x = matchScaledBy(erf.getInput(), 1.0 / kSqrt2);
-    if (!x || x.getType() != erf.getType())
+    if (!x || !compatibleTypes(x.getType(), erf.getType()))
       return rewriter.notifyMatchFailure(erf, "erf argument is not x / sqrt(2)");
     AddOp onePlus = matchOnePlus(erf.getResult());
     if (!onePlus)
@@ -169,7 +170,7 @@ struct GeluTanhPattern : public OpRewritePattern<TanhOp> {
       x = a;
       return true;
     });
-    if (!x || x.getType() != tanh.getType())
+    if (!x || !compatibleTypes(x.getType(), tanh.getType()))
       return rewriter.notifyMatchFailure(tanh, "not x + 0.044715 * x^3");
     AddOp onePlus = matchOnePlus(tanh.getResult());
     if (!onePlus)
@@ -189,15 +190,17 @@ struct SigmoidGatePattern : public OpRewritePattern<SigmoidOp> {
     if (!mul)
       return rewriter.notifyMatchFailure(sig, "sigmoid does not feed one multiply");
     Value x = mul.getLhs() == sig.getResult() ? mul.getRhs() : mul.getLhs();
-    if (x == sig.getResult() || mul.getType() != x.getType() || sig.getType() != x.getType())
+    Type t = mul.getType();
+    if (x == sig.getResult() || !compatibleTypes(t, x.getType()) ||
+        !compatibleTypes(sig.getType(), x.getType()))
       return rewriter.notifyMatchFailure(sig, "operand types differ");
     rewriter.setInsertionPoint(mul);
     if (sig.getInput() == x) {
-      rewriter.replaceOpWithNewOp<SiluOp>(mul, x.getType(), x);
+      rewriter.replaceOpWithNewOp<SiluOp>(mul, t, refineType(rewriter, x.getLoc(), x, t));
       return success();
     }
     if (matchScaledBy(sig.getInput(), kQuickGeluAlpha) == x && sig.getInput().hasOneUse()) {
-      rewriter.replaceOpWithNewOp<QuickGeluOp>(mul, x.getType(), x);
+      rewriter.replaceOpWithNewOp<QuickGeluOp>(mul, t, refineType(rewriter, x.getLoc(), x, t));
       return success();
     }
     return rewriter.notifyMatchFailure(sig, "not x * sigmoid(x) or x * sigmoid(1.702 x)");
@@ -211,15 +214,17 @@ struct SwiGLUPattern : public OpRewritePattern<MulOp> {
     Value gate, up;
     if (!eitherOrder(mul.getLhs(), mul.getRhs(), [&](Value s, Value u) {
           auto silu = defOf<SiluOp>(s);
-          if (!silu || !s.hasOneUse() || u.getType() != mul.getType() ||
-              s.getType() != mul.getType())
+          if (!silu || !s.hasOneUse() || !compatibleTypes(u.getType(), mul.getType()) ||
+              !compatibleTypes(s.getType(), mul.getType()))
             return false;
           gate = silu.getInput();
           up = u;
           return true;
         }))
       return rewriter.notifyMatchFailure(mul, "not silu(gate) * up of one type");
-    rewriter.replaceOpWithNewOp<SwiGLUOp>(mul, mul.getType(), gate, up);
+    Type t = mul.getType();
+    rewriter.replaceOpWithNewOp<SwiGLUOp>(mul, t, refineType(rewriter, gate.getLoc(), gate, t),
+                                          refineType(rewriter, up.getLoc(), up, t));
     return success();
   }
 };

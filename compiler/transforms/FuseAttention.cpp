@@ -230,11 +230,14 @@ std::optional<AttentionMatch> matchAttention(MatMulOp root, FunctionDims &dims) 
 
   // Shapes: q [B, Hq, S, D], k [B, Hkv, T, D], v [B, Hkv, T, Dv], Hq = n * Hkv.
   Value kRef = m.keySource ? m.keySource : m.key;
-  int64_t kb = 0, kt2 = m.keySource ? 1 : 2, kd = 3;
+  int64_t kb = 0, kh = m.keySource ? 2 : 1, kt2 = m.keySource ? 1 : 2, kd = 3;
   auto qt = tensorTypeOf(q), vt = tensorTypeOf(m.value);
+  if (vt.getRank() != 4 || !dims.equal(kRef, kh, m.value, 1))
+    return std::nullopt;
+  // Heads: equal (possibly dynamic), or a static multiple (GQA).
   int64_t hq = qt.getDimSize(1), hkv = keyDim(m, 1);
-  if (vt.getRank() != 4 || ShapedType::isDynamic(hq) || ShapedType::isDynamic(hkv) ||
-      hkv == 0 || hq % hkv != 0 || vt.getDimSize(1) != hkv)
+  if (!dims.equal(q, 1, kRef, kh) &&
+      (ShapedType::isDynamic(hq) || ShapedType::isDynamic(hkv) || hkv == 0 || hq % hkv != 0))
     return std::nullopt;
   if (!dims.equal(q, 0, kRef, kb) || !dims.equal(q, 0, m.value, 0) ||
       !dims.equal(q, 3, kRef, kd) || !dims.equal(kRef, kt2, m.value, 2))

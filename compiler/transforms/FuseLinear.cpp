@@ -108,15 +108,26 @@ struct AbsorbEpiloguePattern : public RewritePattern {
     std::optional<Activation> act = epilogueOf(op);
     if (!act)
       return failure();
-    auto linear = defOf<LinearOp>(op->getOperand(0));
+    // Look through a cast that only refines dims (see refineType in FusionUtils.h).
+    Value in = op->getOperand(0);
+    CastOp refine = defOf<CastOp>(in);
+    if (refine && refine->hasOneUse() &&
+        compatibleTypes(refine.getInput().getType(), refine.getType()))
+      in = refine.getInput();
+    else
+      refine = {};
+    auto linear = defOf<LinearOp>(in);
     if (!linear || linear.getActivation() != Activation::none || !linear->hasOneUse() ||
-        linear.getType() != op->getResult(0).getType())
+        !compatibleTypes(linear.getType(), op->getResult(0).getType()))
       return rewriter.notifyMatchFailure(op, "input is not a private linear without epilogue");
     rewriter.setInsertionPoint(op);
     auto fused = rewriter.create<LinearOp>(op->getLoc(), linear.getType(), linear.getInput(),
                                            linear.getWeight(), linear.getBias(),
                                            ActivationAttr::get(getContext(), *act));
-    rewriter.replaceOp(op, fused.getResult());
+    rewriter.replaceOp(op, refineType(rewriter, op->getLoc(), fused.getResult(),
+                                      op->getResult(0).getType()));
+    if (refine)
+      rewriter.eraseOp(refine);
     rewriter.eraseOp(linear);
     return success();
   }

@@ -28,11 +28,19 @@ public:
   /// errors are -mm-fold-shapes' to report) are swallowed.
   explicit FunctionDims(mlir::func::FuncOp f);
 
-  /// True when dim `i` of `a` and dim `j` of `b` are provably equal (both static and
-  /// equal, or the same symbolic expression).
+  /// True when dim `i` of `a` and dim `j` of `b` are provably equal: both static and
+  /// equal, the same symbolic expression, or read through transposes / identical
+  /// reshapes from dims that are.
   bool equal(mlir::Value a, int64_t i, mlir::Value b, int64_t j);
 
 private:
+  bool equal(mlir::Value a, int64_t i, mlir::Value b, int64_t j, int depth);
+  /// All dims of `a` and `b` equal (same rank).
+  bool sameShape(mlir::Value a, mlir::Value b, int depth);
+  /// Both defined by transposes (compare the dims they read) or by reshapes to one shape
+  /// vector of equally shaped inputs (dim i of one is dim i of the other).
+  bool structurallyEqual(mlir::Value a, int64_t i, mlir::Value b, int64_t j, int depth);
+
   shapes::ShapeAnalysis analysis_;
 };
 

@@ -1,6 +1,8 @@
 //===- FusionUtils.cpp - matching helpers shared by the fusion passes -----===//
 #include "compiler/transforms/FusionUtils.h"
 
+#include "mlir/IR/TypeUtilities.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
@@ -95,6 +97,18 @@ Value skipNoopCasts(Value v) {
     v = c.getInput();
   }
   return v;
+}
+
+bool compatibleTypes(Type a, Type b) {
+  auto ta = dyn_cast<RankedTensorType>(a), tb = dyn_cast<RankedTensorType>(b);
+  return ta && tb && ta.getElementType() == tb.getElementType() &&
+         succeeded(verifyCompatibleShape(ta, tb));
+}
+
+Value refineType(OpBuilder &b, Location loc, Value v, Type t) {
+  if (v.getType() == t)
+    return v;
+  return b.create<CastOp>(loc, t, v).getResult();
 }
 
 Value createSplatConstant(OpBuilder &b, Location loc, RankedTensorType type, double value) {

@@ -68,6 +68,16 @@ mlir::Operation *singleUser(mlir::Value v);
 /// `v` with casts that do not change the type (f32 -> f32) stripped.
 mlir::Value skipNoopCasts(mlir::Value v);
 
+/// True when `a` and `b` are ranked tensors of one element type and rank whose dims can be
+/// equal (equal, or either dynamic). Imported graphs may carry a static dim on one side
+/// of an elementwise op and `?` on the other (an exporter's value_info specialised to
+/// the traced shape); fused ops accept such pairs and refine with refineType().
+bool compatibleTypes(mlir::Type a, mlir::Type b);
+
+/// `v` as type `t` (compatible with v's): v itself when the types are equal, else an
+/// `mm.cast` to `t` (same element type: it only changes which dims are static).
+mlir::Value refineType(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v, mlir::Type t);
+
 /// A uniform float constant of type `type` (an `mm.constant` splat) built at the
 /// rewriter's insertion point.
 mlir::Value createSplatConstant(mlir::OpBuilder &b, mlir::Location loc,

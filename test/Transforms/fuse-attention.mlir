@@ -1,0 +1,244 @@
+// -mm-fuse-attention: scaled dot-product attention in the forms the two exporters emit
+// (after -mm-fold-shapes), with GQA's repeat_kv folded into the head ratio, then near
+// misses that must stay as they are.
+// RUN: mmc-opt %s -mm-fuse-attention -split-input-file | FileCheck %s
+
+// Llama decoder as TorchScript exports it: KV cache concat, repeat_kv (Unsqueeze, Expand,
+// Reshape) of 2 KV heads to 4, K^T by Transpose [0, 1, 3, 2], sqrt of the scale on both
+// Q and K^T, additive mask, Softmax, torch's Where(IsNaN) guard, P V.
+// CHECK-LABEL: func.func @llama_gqa
+// CHECK: %[[K:.*]] = mm.concat %arg2, %arg1
+// CHECK: %[[V:.*]] = mm.concat %arg3, %arg4
+// CHECK-NEXT: %[[A:.*]] = mm.attention %arg0, %[[K]], %[[V]], %arg5 {scale = 2.500000e-01 : f32} : tensor<?x4x?x16xf32>, tensor<?x2x?x16xf32>, tensor<?x2x?x16xf32>, tensor<?x1x?x?xf32> -> tensor<?x4x?x16xf32>
+// CHECK-NEXT: return %[[A]]
+func.func @llama_gqa(%q: tensor<?x4x?x16xf32> {mm.dims = ["batch", "", "seq", ""]},
+                     %knew: tensor<?x2x?x16xf32> {mm.dims = ["batch", "", "seq", ""]},
+                     %kpast: tensor<?x2x?x16xf32> {mm.dims = ["batch", "", "past", ""]},
+                     %vpast: tensor<?x2x?x16xf32> {mm.dims = ["batch", "", "past", ""]},
+                     %vnew: tensor<?x2x?x16xf32> {mm.dims = ["batch", "", "seq", ""]},
+                     %mask: tensor<?x1x?x?xf32> {mm.dims = ["batch", "", "seq", "total"]}) -> tensor<?x4x?x16xf32> {
+  %zero = mm.constant dense<0.000000e+00> : tensor<1xf32>
+  %half = mm.constant dense<5.000000e-01> : tensor<f32>
+  %rep = mm.constant dense<[1, 2, 2, 1, 16]> : tensor<5xi64>
+  %shape = mm.constant dense<[0, 4, -1, 16]> : tensor<4xi64>
+  %k = mm.concat %kpast, %knew {axis = 2 : i64} : tensor<?x2x?x16xf32>, tensor<?x2x?x16xf32> -> tensor<?x2x?x16xf32>
+  %v = mm.concat %vpast, %vnew {axis = 2 : i64} : tensor<?x2x?x16xf32>, tensor<?x2x?x16xf32> -> tensor<?x2x?x16xf32>
+  %ku = mm.unsqueeze %k {axes = array<i64: 2>} : tensor<?x2x?x16xf32> -> tensor<?x2x1x?x16xf32>
+  %ke = mm.expand %ku, %rep : tensor<?x2x1x?x16xf32>, tensor<5xi64> -> tensor<?x2x2x?x16xf32>
+  %kr = mm.reshape %ke, %shape : tensor<?x2x2x?x16xf32>, tensor<4xi64> -> tensor<?x4x?x16xf32>
+  %vu = mm.unsqueeze %v {axes = array<i64: 2>} : tensor<?x2x?x16xf32> -> tensor<?x2x1x?x16xf32>
+  %ve = mm.expand %vu, %rep : tensor<?x2x1x?x16xf32>, tensor<5xi64> -> tensor<?x2x2x?x16xf32>
+  %vr = mm.reshape %ve, %shape : tensor<?x2x2x?x16xf32>, tensor<4xi64> -> tensor<?x4x?x16xf32>
+  %kt = mm.transpose %kr {perm = array<i64: 0, 1, 3, 2>} : tensor<?x4x?x16xf32> -> tensor<?x4x16x?xf32>
+  %qs = mm.mul %q, %half : tensor<?x4x?x16xf32>, tensor<f32> -> tensor<?x4x?x16xf32>
+  %ks = mm.mul %kt, %half : tensor<?x4x16x?xf32>, tensor<f32> -> tensor<?x4x16x?xf32>
+  %s = mm.matmul %qs, %ks : tensor<?x4x?x16xf32>, tensor<?x4x16x?xf32> -> tensor<?x4x?x?xf32>
+  %sm = mm.add %s, %mask : tensor<?x4x?x?xf32>, tensor<?x1x?x?xf32> -> tensor<?x4x?x?xf32>
+  %p = mm.softmax %sm {axis = 3 : i64} : tensor<?x4x?x?xf32>
+  %nan = mm.is_nan %p : tensor<?x4x?x?xf32> -> tensor<?x4x?x?xi1>
+  %pz = mm.where %nan, %zero, %p : tensor<?x4x?x?xi1>, tensor<1xf32>, tensor<?x4x?x?xf32> -> tensor<?x4x?x?xf32>
+  %o = mm.matmul %pz, %vr : tensor<?x4x?x?xf32>, tensor<?x4x?x16xf32> -> tensor<?x4x?x16xf32>
+  return %o : tensor<?x4x?x16xf32>
+}
+
+// -----
+
+// The dynamo exporter's K^T: Reshape to [B*H, T, D], Transpose [0, 2, 1], Reshape back
+// to [B, H, D, T] (dims checked symbolically); no mask (the vision encoder).
+// CHECK-LABEL: func.func @dynamo_reshape_transpose
+// CHECK: %[[A:.*]] = mm.attention %arg0, %arg1, %arg2 {scale = 2.500000e-01 : f32} : tensor<?x4x17x16xf32>, tensor<?x4x17x16xf32>, tensor<?x4x17x16xf32> -> tensor<?x4x17x16xf32>
+// CHECK-NOT: mm.softmax
+// CHECK: return %[[A]]
+func.func @dynamo_reshape_transpose(%q: tensor<?x4x17x16xf32> {mm.dims = ["batch", "", "", ""]},
+                                    %k: tensor<?x4x17x16xf32> {mm.dims = ["batch", "", "", ""]},
+                                    %v: tensor<?x4x17x16xf32> {mm.dims = ["batch", "", "", ""]}) -> tensor<?x4x17x16xf32> {
+  %half = mm.constant dense<5.000000e-01> : tensor<f32>
+  %s3 = mm.constant dense<[-1, 17, 16]> : tensor<3xi64>
+  %tail = mm.constant dense<[4, 16, 17]> : tensor<3xi64>
+  %b = mm.dim %q[0] : tensor<?x4x17x16xf32> -> tensor<1xi64>
+  %s4 = mm.concat %b, %tail {axis = 0 : i64} : tensor<1xi64>, tensor<3xi64> -> tensor<4xi64>
+  %r1 = mm.reshape %k, %s3 : tensor<?x4x17x16xf32>, tensor<3xi64> -> tensor<?x17x16xf32>
+  %t = mm.transpose %r1 {perm = array<i64: 0, 2, 1>} : tensor<?x17x16xf32> -> tensor<?x16x17xf32>
+  %kt = mm.reshape %t, %s4 : tensor<?x16x17xf32>, tensor<4xi64> -> tensor<?x4x16x17xf32>
+  %qs = mm.mul %q, %half : tensor<?x4x17x16xf32>, tensor<f32> -> tensor<?x4x17x16xf32>
+  %ks = mm.mul %kt, %half : tensor<?x4x16x17xf32>, tensor<f32> -> tensor<?x4x16x17xf32>
+  %s = mm.matmul %qs, %ks : tensor<?x4x17x16xf32>, tensor<?x4x16x17xf32> -> tensor<?x4x17x17xf32>
+  %p = mm.softmax %s {axis = -1 : i64} : tensor<?x4x17x17xf32>
+  %o = mm.matmul %p, %v : tensor<?x4x17x17xf32>, tensor<?x4x17x16xf32> -> tensor<?x4x17x16xf32>
+  return %o : tensor<?x4x17x16xf32>
+}
+
+// -----
+
+// CLIP as TorchScript exports it: K^T = Transpose [0, 2, 3, 1] of the [B, T, H, D]
+// projection; the key becomes a Transpose [0, 2, 1, 3] of it.
+// CHECK-LABEL: func.func @clip_torchscript
+// CHECK: %[[K:.*]] = mm.transpose %arg1 {perm = array<i64: 0, 2, 1, 3>} : tensor<2x17x4x16xf32> -> tensor<2x4x17x16xf32>
+// CHECK-NEXT: %[[A:.*]] = mm.attention %arg0, %[[K]], %arg2 {scale = 2.500000e-01 : f32}
+// CHECK-NEXT: return %[[A]]
+func.func @clip_torchscript(%q: tensor<2x4x17x16xf32>, %kx: tensor<2x17x4x16xf32>, %v: tensor<2x4x17x16xf32>) -> tensor<2x4x17x16xf32> {
+  %half = mm.constant dense<5.000000e-01> : tensor<f32>
+  %kt = mm.transpose %kx {perm = array<i64: 0, 2, 3, 1>} : tensor<2x17x4x16xf32> -> tensor<2x4x16x17xf32>
+  %qs = mm.mul %q, %half : tensor<2x4x17x16xf32>, tensor<f32> -> tensor<2x4x17x16xf32>
+  %ks = mm.mul %kt, %half : tensor<2x4x16x17xf32>, tensor<f32> -> tensor<2x4x16x17xf32>
+  %s = mm.matmul %qs, %ks : tensor<2x4x17x16xf32>, tensor<2x4x16x17xf32> -> tensor<2x4x17x17xf32>
+  %p = mm.softmax %s {axis = 3 : i64} : tensor<2x4x17x17xf32>
+  %o = mm.matmul %p, %v : tensor<2x4x17x17xf32>, tensor<2x4x17x16xf32> -> tensor<2x4x17x16xf32>
+  return %o : tensor<2x4x17x16xf32>
+}
+
+// -----
+
+// The scale applied after the product as a division by sqrt(D) = 8, and a boolean mask
+// applied with Where(mask, scores, -inf): passed as mm.attention's boolean mask.
+// CHECK-LABEL: func.func @div_after_bool_mask
+// CHECK: %[[A:.*]] = mm.attention %arg0, %arg1, %arg2, %arg3 {scale = 1.250000e-01 : f32} : tensor<1x2x5x64xf32>, tensor<1x2x7x64xf32>, tensor<1x2x7x32xf32>, tensor<1x1x5x7xi1> -> tensor<1x2x5x32xf32>
+// CHECK-NEXT: return %[[A]]
+func.func @div_after_bool_mask(%q: tensor<1x2x5x64xf32>, %k: tensor<1x2x7x64xf32>, %v: tensor<1x2x7x32xf32>, %m: tensor<1x1x5x7xi1>) -> tensor<1x2x5x32xf32> {
+  %c8 = mm.constant dense<8.0> : tensor<f32>
+  %ninf = mm.constant dense<0xFF800000> : tensor<f32>
+  %kt = mm.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x7x64xf32> -> tensor<1x2x64x7xf32>
+  %s = mm.matmul %q, %kt : tensor<1x2x5x64xf32>, tensor<1x2x64x7xf32> -> tensor<1x2x5x7xf32>
+  %sd = mm.div %s, %c8 : tensor<1x2x5x7xf32>, tensor<f32> -> tensor<1x2x5x7xf32>
+  %sm = mm.where %m, %sd, %ninf : tensor<1x1x5x7xi1>, tensor<1x2x5x7xf32>, tensor<f32> -> tensor<1x2x5x7xf32>
+  %p = mm.softmax %sm {axis = 3 : i64} : tensor<1x2x5x7xf32>
+  %o = mm.matmul %p, %v : tensor<1x2x5x7xf32>, tensor<1x2x7x32xf32> -> tensor<1x2x5x32xf32>
+  return %o : tensor<1x2x5x32xf32>
+}
+
+// -----
+
+// No scale at all (scale 1), mask on the left of the add.
+// CHECK-LABEL: func.func @unscaled_mask_left
+// CHECK: mm.attention %arg0, %arg1, %arg2, %arg3 {scale = 1.000000e+00 : f32}
+func.func @unscaled_mask_left(%q: tensor<1x2x5x8xf32>, %k: tensor<1x2x5x8xf32>, %v: tensor<1x2x5x8xf32>, %m: tensor<5x5xf32>) -> tensor<1x2x5x8xf32> {
+  %kt = mm.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x5x8xf32> -> tensor<1x2x8x5xf32>
+  %s = mm.matmul %q, %kt : tensor<1x2x5x8xf32>, tensor<1x2x8x5xf32> -> tensor<1x2x5x5xf32>
+  %sm = mm.add %m, %s : tensor<5x5xf32>, tensor<1x2x5x5xf32> -> tensor<1x2x5x5xf32>
+  %p = mm.softmax %sm {axis = 3 : i64} : tensor<1x2x5x5xf32>
+  %o = mm.matmul %p, %v : tensor<1x2x5x5xf32>, tensor<1x2x5x8xf32> -> tensor<1x2x5x8xf32>
+  return %o : tensor<1x2x5x8xf32>
+}
+
+// -----
+
+// A repeat that is not repeat_kv (the unsqueeze at axis 1) is not folded: attention
+// still fuses, reading the repeated key and value.
+// CHECK-LABEL: func.func @not_repeat_kv
+// CHECK: %[[KR:.*]] = mm.reshape %{{.*}} : tensor<1x2x2x5x8xf32>
+// CHECK: %[[VR:.*]] = mm.reshape %{{.*}} : tensor<1x2x2x5x8xf32>
+// CHECK: mm.attention %arg0, %[[KR]], %[[VR]] {scale = 1.000000e+00 : f32} : tensor<1x4x5x8xf32>, tensor<1x4x5x8xf32>, tensor<1x4x5x8xf32>
+func.func @not_repeat_kv(%q: tensor<1x4x5x8xf32>, %k: tensor<1x2x5x8xf32>, %v: tensor<1x2x5x8xf32>) -> tensor<1x4x5x8xf32> {
+  %rep = mm.constant dense<[1, 2, 2, 5, 8]> : tensor<5xi64>
+  %shape = mm.constant dense<[1, 4, 5, 8]> : tensor<4xi64>
+  %ku = mm.unsqueeze %k {axes = array<i64: 1>} : tensor<1x2x5x8xf32> -> tensor<1x1x2x5x8xf32>
+  %ke = mm.expand %ku, %rep : tensor<1x1x2x5x8xf32>, tensor<5xi64> -> tensor<1x2x2x5x8xf32>
+  %kr = mm.reshape %ke, %shape : tensor<1x2x2x5x8xf32>, tensor<4xi64> -> tensor<1x4x5x8xf32>
+  %vu = mm.unsqueeze %v {axes = array<i64: 1>} : tensor<1x2x5x8xf32> -> tensor<1x1x2x5x8xf32>
+  %ve = mm.expand %vu, %rep : tensor<1x1x2x5x8xf32>, tensor<5xi64> -> tensor<1x2x2x5x8xf32>
+  %vr = mm.reshape %ve, %shape : tensor<1x2x2x5x8xf32>, tensor<4xi64> -> tensor<1x4x5x8xf32>
+  %kt = mm.transpose %kr {perm = array<i64: 0, 1, 3, 2>} : tensor<1x4x5x8xf32> -> tensor<1x4x8x5xf32>
+  %s = mm.matmul %q, %kt : tensor<1x4x5x8xf32>, tensor<1x4x8x5xf32> -> tensor<1x4x5x5xf32>
+  %p = mm.softmax %s {axis = 3 : i64} : tensor<1x4x5x5xf32>
+  %o = mm.matmul %p, %vr : tensor<1x4x5x5xf32>, tensor<1x4x5x8xf32> -> tensor<1x4x5x8xf32>
+  return %o : tensor<1x4x5x8xf32>
+}
+
+// -----
+
+// Near miss: Softmax over the query axis.
+// CHECK-LABEL: func.func @softmax_wrong_axis
+// CHECK-NOT: mm.attention
+func.func @softmax_wrong_axis(%q: tensor<1x2x5x8xf32>, %k: tensor<1x2x5x8xf32>, %v: tensor<1x2x5x8xf32>) -> tensor<1x2x5x8xf32> {
+  %kt = mm.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x5x8xf32> -> tensor<1x2x8x5xf32>
+  %s = mm.matmul %q, %kt : tensor<1x2x5x8xf32>, tensor<1x2x8x5xf32> -> tensor<1x2x5x5xf32>
+  %p = mm.softmax %s {axis = 2 : i64} : tensor<1x2x5x5xf32>
+  %o = mm.matmul %p, %v : tensor<1x2x5x5xf32>, tensor<1x2x5x8xf32> -> tensor<1x2x5x8xf32>
+  return %o : tensor<1x2x5x8xf32>
+}
+
+// -----
+
+// Near miss: the key is transposed with [0, 2, 1, 3] (not K^T).
+// CHECK-LABEL: func.func @not_key_transposed
+// CHECK-NOT: mm.attention
+func.func @not_key_transposed(%q: tensor<1x5x5x8xf32>, %k: tensor<1x8x5x5xf32>, %v: tensor<1x5x5x8xf32>) -> tensor<1x5x5x8xf32> {
+  %kt = mm.transpose %k {perm = array<i64: 0, 2, 1, 3>} : tensor<1x8x5x5xf32> -> tensor<1x5x8x5xf32>
+  %s = mm.matmul %q, %kt : tensor<1x5x5x8xf32>, tensor<1x5x8x5xf32> -> tensor<1x5x5x5xf32>
+  %p = mm.softmax %s {axis = 3 : i64} : tensor<1x5x5x5xf32>
+  %o = mm.matmul %p, %v : tensor<1x5x5x5xf32>, tensor<1x5x5x8xf32> -> tensor<1x5x5x8xf32>
+  return %o : tensor<1x5x5x8xf32>
+}
+
+// -----
+
+// Near miss: the scale is a run-time tensor, not a constant.
+// CHECK-LABEL: func.func @scale_not_constant
+// CHECK-NOT: mm.attention
+func.func @scale_not_constant(%q: tensor<1x2x5x8xf32>, %k: tensor<1x2x5x8xf32>, %v: tensor<1x2x5x8xf32>, %c: tensor<f32>) -> tensor<1x2x5x8xf32> {
+  %kt = mm.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x5x8xf32> -> tensor<1x2x8x5xf32>
+  %s = mm.matmul %q, %kt : tensor<1x2x5x8xf32>, tensor<1x2x8x5xf32> -> tensor<1x2x5x5xf32>
+  %ss = mm.mul %s, %c : tensor<1x2x5x5xf32>, tensor<f32> -> tensor<1x2x5x5xf32>
+  %p = mm.softmax %ss {axis = 3 : i64} : tensor<1x2x5x5xf32>
+  %o = mm.matmul %p, %v : tensor<1x2x5x5xf32>, tensor<1x2x5x8xf32> -> tensor<1x2x5x8xf32>
+  return %o : tensor<1x2x5x8xf32>
+}
+
+// -----
+
+// Near miss: the mask is added before the scale (the mask gets scaled too).
+// CHECK-LABEL: func.func @mask_before_scale
+// CHECK-NOT: mm.attention
+func.func @mask_before_scale(%q: tensor<1x2x5x8xf32>, %k: tensor<1x2x5x8xf32>, %v: tensor<1x2x5x8xf32>, %m: tensor<1x1x5x5xf32>) -> tensor<1x2x5x8xf32> {
+  %c = mm.constant dense<0.35355339> : tensor<f32>
+  %kt = mm.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x5x8xf32> -> tensor<1x2x8x5xf32>
+  %s = mm.matmul %q, %kt : tensor<1x2x5x8xf32>, tensor<1x2x8x5xf32> -> tensor<1x2x5x5xf32>
+  %sm = mm.add %s, %m : tensor<1x2x5x5xf32>, tensor<1x1x5x5xf32> -> tensor<1x2x5x5xf32>
+  %ss = mm.mul %sm, %c : tensor<1x2x5x5xf32>, tensor<f32> -> tensor<1x2x5x5xf32>
+  %p = mm.softmax %ss {axis = 3 : i64} : tensor<1x2x5x5xf32>
+  %o = mm.matmul %p, %v : tensor<1x2x5x5xf32>, tensor<1x2x5x8xf32> -> tensor<1x2x5x8xf32>
+  return %o : tensor<1x2x5x8xf32>
+}
+
+// -----
+
+// Near miss: the NaN guard fills with 1, not 0.
+// CHECK-LABEL: func.func @nan_guard_not_zero
+// CHECK-NOT: mm.attention
+func.func @nan_guard_not_zero(%q: tensor<1x2x5x8xf32>, %k: tensor<1x2x5x8xf32>, %v: tensor<1x2x5x8xf32>) -> tensor<1x2x5x8xf32> {
+  %one = mm.constant dense<1.0> : tensor<1xf32>
+  %kt = mm.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x5x8xf32> -> tensor<1x2x8x5xf32>
+  %s = mm.matmul %q, %kt : tensor<1x2x5x8xf32>, tensor<1x2x8x5xf32> -> tensor<1x2x5x5xf32>
+  %p = mm.softmax %s {axis = 3 : i64} : tensor<1x2x5x5xf32>
+  %nan = mm.is_nan %p : tensor<1x2x5x5xf32> -> tensor<1x2x5x5xi1>
+  %pz = mm.where %nan, %one, %p : tensor<1x2x5x5xi1>, tensor<1xf32>, tensor<1x2x5x5xf32> -> tensor<1x2x5x5xf32>
+  %o = mm.matmul %pz, %v : tensor<1x2x5x5xf32>, tensor<1x2x5x8xf32> -> tensor<1x2x5x8xf32>
+  return %o : tensor<1x2x5x8xf32>
+}
+
+// -----
+
+// Near miss: the probabilities are also returned (fusing would compute them twice).
+// CHECK-LABEL: func.func @probs_used_elsewhere
+// CHECK-NOT: mm.attention
+func.func @probs_used_elsewhere(%q: tensor<1x2x5x8xf32>, %k: tensor<1x2x5x8xf32>, %v: tensor<1x2x5x8xf32>) -> (tensor<1x2x5x8xf32>, tensor<1x2x5x5xf32>) {
+  %kt = mm.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x5x8xf32> -> tensor<1x2x8x5xf32>
+  %s = mm.matmul %q, %kt : tensor<1x2x5x8xf32>, tensor<1x2x8x5xf32> -> tensor<1x2x5x5xf32>
+  %p = mm.softmax %s {axis = 3 : i64} : tensor<1x2x5x5xf32>
+  %o = mm.matmul %p, %v : tensor<1x2x5x5xf32>, tensor<1x2x5x8xf32> -> tensor<1x2x5x8xf32>
+  return %o, %p : tensor<1x2x5x8xf32>, tensor<1x2x5x5xf32>
+}
+
+// -----
+
+// Near miss: the query batch (1) broadcasts against the key's (3); mm.attention does not
+// broadcast batches.
+// CHECK-LABEL: func.func @batch_broadcast
+// CHECK-NOT: mm.attention
+func.func @batch_broadcast(%q: tensor<1x2x5x8xf32>, %k: tensor<3x2x5x8xf32>, %v: tensor<3x2x5x8xf32>) -> tensor<3x2x5x8xf32> {
+  %kt = mm.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<3x2x5x8xf32> -> tensor<3x2x8x5xf32>
+  %s = mm.matmul %q, %kt : tensor<1x2x5x8xf32>, tensor<3x2x8x5xf32> -> tensor<3x2x5x5xf32>
+  %p = mm.softmax %s {axis = 3 : i64} : tensor<3x2x5x5xf32>
+  %o = mm.matmul %p, %v : tensor<3x2x5x5xf32>, tensor<3x2x5x8xf32> -> tensor<3x2x5x8xf32>
+  return %o : tensor<3x2x5x8xf32>
+}
