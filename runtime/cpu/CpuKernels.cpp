@@ -45,6 +45,8 @@ KernelRegistry buildRegistry() {
   registerIndexingKernels(r);
   registerGeneratorKernels(r);
   registerQuantizeKernels(r);
+  registerPadKernels(r);
+  registerSelectionKernels(r);
   return r;
 }
 } // namespace

@@ -1,9 +1,9 @@
 //===- ElementwiseBinary.cpp - broadcasting two- and three-input kernels ----===//
 //
-// ONNX Add, Sub, Mul, Div, Pow, Max, Min, And, Or, Equal, Less, LessOrEqual, Greater,
-// GreaterOrEqual and Where, with multidirectional broadcasting. Integer arithmetic wraps
-// (two's complement); integer Div truncates toward zero and throws on division by zero;
-// float Max/Min propagate NaN (as numpy's maximum/minimum).
+// ONNX Add, Sub, Mul, Div, Mod, Pow, Max, Min, And, Or, Equal, Less, LessOrEqual,
+// Greater, GreaterOrEqual and Where, with multidirectional broadcasting. Integer
+// arithmetic wraps (two's complement); integer Div truncates toward zero; integer Div and
+// Mod throw on division by zero; float Max/Min propagate NaN (as numpy's maximum/minimum).
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cpu/KernelUtil.h"
@@ -55,6 +55,28 @@ struct DivFn {
       return static_cast<C>(a / b);
     } else {
       return a / b;
+    }
+  }
+};
+/// ONNX Mod. Fmod: the remainder has the dividend's sign (C fmod / %); otherwise (integers
+/// only) the divisor's sign, as Python's %.
+template <bool Fmod> struct ModFn {
+  template <typename C> C operator()(C a, C b) const {
+    if constexpr (std::is_floating_point_v<C>) {
+      return std::fmod(a, b);
+    } else {
+      if (b == 0)
+        fail("mm.mod: integer division by zero");
+      if constexpr (std::is_signed_v<C>) {
+        if (b == C(-1))
+          return 0; // also avoids the trap on min % -1
+        C r = static_cast<C>(a % b);
+        if (!Fmod && r != 0 && ((r < 0) != (b < 0)))
+          r = static_cast<C>(r + b);
+        return r;
+      } else {
+        return static_cast<C>(a % b);
+      }
     }
   }
 };
@@ -167,6 +189,15 @@ void whereKernel(KernelContext &ctx, const std::vector<const Tensor *> &inputs,
 
 constexpr unsigned kBool = bit(DType::boolean);
 
+/// `fmod` selects C semantics (required for floats); without it only integers are allowed.
+void modKernel(KernelContext &ctx, const std::vector<const Tensor *> &inputs,
+               std::vector<Tensor> &outputs) {
+  if (ctx.attrs().getInt("fmod", 0) != 0)
+    binaryKernel<ModFn<true>, kNumericTypes, false>(ctx, inputs, outputs);
+  else
+    binaryKernel<ModFn<false>, kIntTypes, false>(ctx, inputs, outputs);
+}
+
 } // namespace
 
 void registerBinaryKernels(KernelRegistry &r) {
@@ -174,6 +205,7 @@ void registerBinaryKernels(KernelRegistry &r) {
   r.add("mm.sub", binaryKernel<SubFn, kNumericTypes, false>);
   r.add("mm.mul", binaryKernel<MulFn, kNumericTypes, false>);
   r.add("mm.div", binaryKernel<DivFn, kNumericTypes, false>);
+  r.add("mm.mod", modKernel);
   r.add("mm.pow", binaryKernel<PowFn, kFloatTypes, false>);
   r.add("mm.max", binaryKernel<MaxFn, kNumericTypes, false>);
   r.add("mm.min", binaryKernel<MinFn, kNumericTypes, false>);

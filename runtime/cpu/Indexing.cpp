@@ -1,6 +1,6 @@
-//===- Indexing.cpp - gather, gather_nd -------------------------------------===//
+//===- Indexing.cpp - gather, gather_nd, gather_elements ---------------------===//
 //
-// ONNX Gather and GatherND, any data dtype, any integer index dtype. Negative indices
+// ONNX Gather, GatherND and GatherElements, any data dtype, any integer index dtype. Negative indices
 // count from the end of their dim; indices outside [-dim, dim) throw.
 //
 //===----------------------------------------------------------------------===//
@@ -93,11 +93,52 @@ void gatherNDKernel(KernelContext &ctx, const std::vector<const Tensor *> &input
   }
 }
 
+/// ONNX GatherElements: result[i_0, .., i_r] = data[i_0, .., indices[i_0, .., i_r], .., i_r]
+/// with the index replacing dim `axis`; the result has the indices' shape, whose other
+/// dims must not exceed the data's.
+void gatherElementsKernel(KernelContext &ctx, const std::vector<const Tensor *> &inputs,
+                          std::vector<Tensor> &outputs) {
+  checkInputCount(ctx, inputs, 2, 2);
+  const Tensor &data = *inputs[0], &indices = *inputs[1];
+  std::string op = opName(ctx);
+  if (data.rank() < 1 || indices.rank() != data.rank())
+    fail(op, ": data ", shapeString(data.shape), " and indices ", shapeString(indices.shape),
+         " must have the same rank >= 1");
+  int64_t axis = normalizeAxis(op, ctx.attrs().getInt("axis", 0), data.rank());
+  for (int64_t d = 0; d < data.rank(); ++d)
+    if (d != axis && indices.shape[d] > data.shape[d])
+      fail(op, ": indices ", shapeString(indices.shape), " exceed data ", shapeString(data.shape),
+           " in dim ", d);
+  std::vector<int64_t> idx = readInts(op, "indices", indices);
+  checkOutputDType(ctx, 0, data.dtype);
+  Tensor &y = allocateResult(ctx, outputs, 0, indices.shape);
+  std::vector<int64_t> dstrides = contiguousStrides(data.shape);
+  int64_t dim = data.shape[axis], r = data.rank();
+  dispatchBySize(data.dtype, [&](auto tag) {
+    using U = typename decltype(tag)::type;
+    const U *src = data.as<U>();
+    U *dst = y.as<U>();
+    std::vector<int64_t> pos(static_cast<size_t>(r), 0);
+    for (int64_t i = 0; i < y.numel(); ++i) {
+      int64_t off = 0;
+      for (int64_t d = 0; d < r; ++d)
+        off += (d == axis ? wrapIndex(op, idx[i], dim) : pos[d]) * dstrides[d];
+      dst[i] = src[off];
+      for (int64_t d = r; d-- > 0;)
+        if (++pos[d] < indices.shape[d])
+          break;
+        else
+          pos[d] = 0;
+    }
+  });
+}
+
 } // namespace
 
 void registerIndexingKernels(KernelRegistry &r) {
   r.add("mm.gather", gatherKernel);
   r.add("mm.gather_nd", gatherNDKernel);
+  r.add("mm.gather_elements", gatherElementsKernel);
 }
 
 } // namespace mm::rt::cpu

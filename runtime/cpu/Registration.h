@@ -27,6 +27,8 @@ void registerLayoutKernels(KernelRegistry &r);     // Layout.cpp
 void registerIndexingKernels(KernelRegistry &r);   // Indexing.cpp
 void registerGeneratorKernels(KernelRegistry &r);  // Generators.cpp
 void registerQuantizeKernels(KernelRegistry &r);   // Quantize.cpp
+void registerPadKernels(KernelRegistry &r);        // Pad.cpp
+void registerSelectionKernels(KernelRegistry &r);  // Selection.cpp
 
 /// Allocates result `i` through the context and stores it in outputs[i] (growing
 /// `outputs` as needed); returns it.

@@ -1,4 +1,4 @@
-//===- ShapeOps.cpp - reshape, squeeze, unsqueeze, flatten, shape, expand ---===//
+//===- ShapeOps.cpp - reshape, squeeze, unsqueeze, flatten, shape, dim, expand -===//
 //
 // Ops that change the shape but not the elements (copied as-is, any dtype), plus ONNX
 // Shape (the dims as i64) and Expand (broadcast to a given shape).
@@ -133,6 +133,18 @@ void shapeKernel(KernelContext &ctx, const std::vector<const Tensor *> &inputs,
     y.as<int64_t>()[i] = x.shape[start + i];
 }
 
+/// mm.dim: [input.shape[index]] as a 1-element i64 tensor.
+void dimKernel(KernelContext &ctx, const std::vector<const Tensor *> &inputs,
+               std::vector<Tensor> &outputs) {
+  checkInputCount(ctx, inputs, 1, 1);
+  const Tensor &x = *inputs[0];
+  int64_t index = ctx.attrs().getInt("index");
+  if (index < 0 || index >= x.rank())
+    fail(opName(ctx), ": index ", index, " out of range for rank ", x.rank());
+  checkOutputDType(ctx, 0, DType::i64);
+  allocateResult(ctx, outputs, 0, {1}).as<int64_t>()[0] = x.shape[index];
+}
+
 /// ONNX Expand: the result shape is the broadcast of the input's and the given shape.
 void expandKernel(KernelContext &ctx, const std::vector<const Tensor *> &inputs,
                   std::vector<Tensor> &outputs) {
@@ -157,6 +169,7 @@ void registerShapeKernels(KernelRegistry &r) {
   r.add("mm.unsqueeze", unsqueezeKernel);
   r.add("mm.flatten", flattenKernel);
   r.add("mm.shape", shapeKernel);
+  r.add("mm.dim", dimKernel);
   r.add("mm.expand", expandKernel);
 }
 

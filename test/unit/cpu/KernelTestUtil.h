@@ -23,7 +23,9 @@
 
 namespace mm::rt::cpu::test {
 
-/// Allocates every output as a fresh zeroed host tensor of the declared dtype.
+/// Allocates every output as a fresh host tensor of the declared dtype, filled with 0xA5
+/// bytes (like an arena, whose memory is not zeroed): an element a kernel forgets to
+/// write shows up as garbage instead of a plausible 0.
 class TestContext : public KernelContext {
 public:
   TestContext(Attrs attrs, std::vector<DType> outTypes)
@@ -35,7 +37,9 @@ public:
     return outTypes_[i];
   }
   Tensor allocateOutput(size_t i, const Shape &shape) override {
-    return Tensor::host(outputDType(i), shape);
+    Tensor t = Tensor::host(outputDType(i), shape);
+    std::memset(t.data, 0xA5, t.nbytes());
+    return t;
   }
 
 private:
