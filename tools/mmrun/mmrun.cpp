@@ -1,9 +1,22 @@
 //===- mmrun.cpp - run a compiled mmc plan ---------------------------------===//
 //
-//   mmrun plan.fb [--pixel-values x.npy] [--input-ids 1,300,...] [--max-new-tokens N]
-//                 [--device cpu|cuda] [--json] [--output-dir DIR]
+//   Multimodal generation (plans with vision encoder, embedding and decoder):
+//     mmrun plan.fb --pixel-values x.npy --input-ids 1,300,... [--max-new-tokens N]
+//                   [--json] [--dump-dir DIR] [--device cpu|cuda]
+//   One graph (any plan):
+//     mmrun plan.fb [--function NAME] --input name=file.npy|file.pb ... | --input-dir DIR
+//                   [--output-dir DIR] [--output-format npy|pb|both]
+//                   [--compare-dir DIR --atol A --rtol R] [--repeat N] [--print]
+//   Inspect:
+//     mmrun plan.fb --info
+//
+// Every error prints "mmrun: error: ..." and exits with status 1. See docs/mmrun.md.
 //
 //===----------------------------------------------------------------------===//
+#include "tools/mmrun/Modes.h"
+
+#include "runtime/core/Error.h"
+
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/WithColor.h"
@@ -12,23 +25,95 @@
 namespace cl = llvm::cl;
 
 static cl::opt<std::string> planPath(cl::Positional, cl::Required, cl::desc("<plan.fb>"));
-static cl::opt<std::string> pixelValues("pixel-values", cl::desc("Image input as .npy [1,3,H,W] f32"),
-                                        cl::value_desc("file.npy"));
-static cl::opt<std::string> inputIds("input-ids", cl::desc("Prompt token ids, comma separated"),
-                                     cl::value_desc("1,300,..."));
-static cl::opt<unsigned> maxNewTokens("max-new-tokens", cl::init(16),
-                                      cl::desc("Number of tokens to generate"));
 static cl::opt<std::string> device("device", cl::init("cpu"), cl::desc("cpu or cuda"));
+static cl::opt<bool> info("info", cl::desc("Print the plan's functions, signatures and metadata"));
 static cl::opt<bool> json("json", cl::desc("Print results and timings as JSON"));
-static cl::opt<std::string> outputDir("output-dir", cl::desc("Write single-graph outputs here"),
+static cl::opt<bool> profile("profile", cl::desc("Print time per op kind"));
+
+static cl::OptionCategory genCat("Generation");
+static cl::opt<std::string> pixelValues("pixel-values", cl::cat(genCat),
+                                        cl::desc("Image input [1,3,H,W] f32 (.npy or .pb)"),
+                                        cl::value_desc("file"));
+static cl::opt<std::string> inputIds("input-ids", cl::cat(genCat),
+                                     cl::desc("Prompt token ids, comma separated"),
+                                     cl::value_desc("1,300,..."));
+static cl::opt<int64_t> maxNewTokens("max-new-tokens", cl::init(16), cl::cat(genCat),
+                                     cl::desc("Maximum number of tokens to generate"));
+static cl::opt<int64_t> kvCapacity("kv-capacity", cl::init(0), cl::cat(genCat),
+                                   cl::desc("KV-cache positions (default: prompt + max new tokens)"));
+static cl::opt<std::string> dumpDir("dump-dir", cl::cat(genCat),
+                                    cl::desc("Write image_features.npy and prefill_last_logits.npy here"),
+                                    cl::value_desc("dir"));
+
+static cl::OptionCategory graphCat("Single graph");
+static cl::opt<std::string> function("function", cl::cat(graphCat),
+                                     cl::desc("Function to run (default: the plan's only one)"));
+static cl::list<std::string> inputs("input", cl::cat(graphCat),
+                                    cl::desc("An input: name=file.npy|file.pb, or file.pb (named inside)"),
+                                    cl::value_desc("name=file"));
+static cl::opt<std::string> inputDir("input-dir", cl::cat(graphCat),
+                                     cl::desc("Read every input_*.pb of an ONNX test data set"),
+                                     cl::value_desc("dir"));
+static cl::opt<std::string> outputDir("output-dir", cl::cat(graphCat),
+                                      cl::desc("Write the outputs here as <name>.npy / <name>.pb"),
                                       cl::value_desc("dir"));
+static cl::opt<std::string> outputFormat("output-format", cl::init("npy"), cl::cat(graphCat),
+                                         cl::desc("npy, pb or both"));
+static cl::opt<std::string> compareDir("compare-dir", cl::cat(graphCat),
+                                       cl::desc("Compare the outputs with output_*.pb in this folder"),
+                                       cl::value_desc("dir"));
+static cl::opt<double> absTol("atol", cl::init(1e-4), cl::cat(graphCat),
+                            cl::desc("Absolute tolerance of --compare-dir"));
+static cl::opt<double> relTol("rtol", cl::init(1e-3), cl::cat(graphCat),
+                            cl::desc("Relative tolerance of --compare-dir"));
+static cl::opt<bool> printValues("print", cl::cat(graphCat),
+                                 cl::desc("Print the output values (the first 64 of each)"));
+static cl::opt<int> repeat("repeat", cl::init(1), cl::cat(graphCat),
+                           cl::desc("Run the graph N times and report the mean time"));
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::SetVersionPrinter([](llvm::raw_ostream &os) { os << "mmrun " MM_VERSION "\n"; });
   cl::ParseCommandLineOptions(argc, argv, "mmrun: run a plan compiled by mmc\n");
-  llvm::WithColor::error(llvm::errs(), "mmrun")
-      << "running plans is not implemented yet (the plan loader and CPU runtime); cannot run '"
-      << planPath << "'\n";
-  return 1;
+  try {
+    mmrun::checkDevice(device);
+    auto plan = mm::rt::Plan::load(planPath);
+    if (info)
+      return mmrun::printInfo(*plan, llvm::outs());
+    bool graphMode = !inputs.empty() || !inputDir.empty();
+    if (graphMode && !inputIds.empty())
+      mm::rt::fail("give either --input-ids (generation) or --input/--input-dir (one graph), not both");
+    if (graphMode) {
+      mmrun::GraphOptions o;
+      o.function = function;
+      o.inputs = std::vector<std::string>(inputs.begin(), inputs.end());
+      o.inputDir = inputDir;
+      o.outputDir = outputDir;
+      o.outputFormat = outputFormat;
+      o.compareDir = compareDir;
+      o.atol = absTol;
+      o.rtol = relTol;
+      o.repeat = repeat;
+      o.json = json;
+      o.profile = profile;
+      o.print = printValues;
+      return mmrun::runGraph(plan, o, llvm::outs());
+    }
+    if (inputIds.empty())
+      mm::rt::fail("nothing to run: give --input-ids (and --pixel-values) to generate, "
+                   "--input or --input-dir to run one graph, or --info");
+    mmrun::GenerateOptions o;
+    o.pixelValues = pixelValues;
+    o.inputIds = inputIds;
+    o.maxNewTokens = maxNewTokens;
+    o.kvCapacity = kvCapacity;
+    o.dumpDir = dumpDir;
+    o.json = json;
+    o.profile = profile;
+    return mmrun::runGenerate(plan, o, llvm::outs());
+  } catch (const std::exception &e) {
+    llvm::outs().flush();
+    llvm::WithColor::error(llvm::errs(), "mmrun") << e.what() << "\n";
+    return 1;
+  }
 }

@@ -1,0 +1,90 @@
+//===- Arena.cpp - the activation arena of one function ----------------------===//
+#include "runtime/exec/Arena.h"
+
+#include "runtime/core/Error.h"
+
+#include <cstdlib>
+#include <limits>
+
+namespace mm::rt {
+namespace {
+size_t roundUp(size_t n) {
+  if (n > std::numeric_limits<size_t>::max() - Arena::kAlignment)
+    fail("arena: allocation of ", n, " bytes is too large");
+  return n == 0 ? Arena::kAlignment : (n + Arena::kAlignment - 1) / Arena::kAlignment * Arena::kAlignment;
+}
+void *alignedAlloc(size_t bytes) {
+  void *p = std::aligned_alloc(Arena::kAlignment, bytes);
+  if (!p)
+    fail("out of host memory allocating ", bytes, " bytes of activations");
+  return p;
+}
+} // namespace
+
+size_t Arena::bestFitOffset(size_t size) const {
+  size_t best = std::numeric_limits<size_t>::max();
+  size_t bestGap = std::numeric_limits<size_t>::max();
+  size_t end = 0; // end of the previous live block
+  for (const auto &[offset, block] : byOffset_) {
+    size_t gap = offset - end;
+    if (gap >= size && gap < bestGap) {
+      best = end;
+      bestGap = gap;
+    }
+    end = offset + block.size;
+  }
+  return best != std::numeric_limits<size_t>::max() ? best : end;
+}
+
+void *Arena::allocate(size_t bytes) {
+  size_t size = roundUp(bytes);
+  size_t offset = bestFitOffset(size);
+  void *overflow = nullptr;
+  void *ptr;
+  if (offset + size <= capacity_) {
+    ptr = buffer_.get() + offset;
+  } else {
+    overflow = alignedAlloc(size);
+    ptr = overflow;
+  }
+  byOffset_.emplace(offset, Block{size, overflow});
+  offsetOf_.emplace(ptr, offset);
+  liveBytes_ += size;
+  callPeak_ = std::max(callPeak_, offset + size);
+  peak_ = std::max(peak_, callPeak_);
+  return ptr;
+}
+
+bool Arena::inBuffer(const void *block) const {
+  auto *p = static_cast<const uint8_t *>(block);
+  return buffer_ && p >= buffer_.get() && p < buffer_.get() + capacity_;
+}
+
+void Arena::release(void *ptr) {
+  auto it = offsetOf_.find(ptr);
+  if (it == offsetOf_.end())
+    fail("arena: release of a block it does not own");
+  auto blockIt = byOffset_.find(it->second);
+  liveBytes_ -= blockIt->second.size;
+  std::free(blockIt->second.overflow);
+  byOffset_.erase(blockIt);
+  offsetOf_.erase(it);
+}
+
+void Arena::endCall() {
+  for (auto &[offset, block] : byOffset_)
+    std::free(block.overflow);
+  byOffset_.clear();
+  offsetOf_.clear();
+  liveBytes_ = 0;
+  if (callPeak_ > capacity_) {
+    buffer_.reset();
+    buffer_ = std::unique_ptr<uint8_t, void (*)(void *)>(
+        static_cast<uint8_t *>(alignedAlloc(callPeak_)), std::free);
+    capacity_ = callPeak_;
+    ++growCount_;
+  }
+  callPeak_ = 0;
+}
+
+} // namespace mm::rt

@@ -1,0 +1,73 @@
+//===- Arena.h - the activation arena of one function ------------------------===//
+//
+// One buffer per function, reused across calls. Shapes may be dynamic, so offsets are
+// assigned at run time, when a kernel asks for an output: best fit over the gaps between
+// the blocks live at that moment (the plan's liveness intervals say when the executor
+// releases each block), else at the end. A call that needs more than the buffer gets
+// the excess from the heap for that call only (pointers of live blocks never move), and
+// the buffer grows to that call's peak when the call ends, so a repeated call with the
+// same shapes runs entirely in the arena without allocating. See docs/plan-format.md.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MM_RUNTIME_EXEC_ARENA_H
+#define MM_RUNTIME_EXEC_ARENA_H
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <unordered_map>
+
+namespace mm::rt {
+
+class Arena {
+public:
+  /// Block alignment in bytes.
+  static constexpr size_t kAlignment = 64;
+
+  Arena() = default;
+  Arena(const Arena &) = delete;
+  Arena &operator=(const Arena &) = delete;
+
+  /// A block of at least `bytes` bytes (64-byte aligned, not zeroed), valid until
+  /// release() or endCall(). Throws Error when out of memory.
+  void *allocate(size_t bytes);
+  /// Releases a block returned by allocate(); throws Error for an unknown pointer.
+  void release(void *block);
+  /// Releases every block still live (after a failed call) and grows the buffer to the
+  /// peak the call reached if it did not fit.
+  void endCall();
+
+  /// Bytes of the arena buffer.
+  size_t capacity() const { return capacity_; }
+  /// Highest end offset any call has reached (the arena size the calls need).
+  size_t peak() const { return peak_; }
+  /// Bytes of the blocks live now.
+  size_t liveBytes() const { return liveBytes_; }
+  /// Number of blocks live now.
+  size_t liveBlocks() const { return byOffset_.size(); }
+  /// How many times the buffer was (re)allocated.
+  int growCount() const { return growCount_; }
+  /// Whether `block` lies in the arena buffer (false for a heap overflow block).
+  bool inBuffer(const void *block) const;
+
+private:
+  struct Block {
+    size_t size;
+    void *overflow; ///< heap storage when the block does not fit the buffer
+  };
+  size_t bestFitOffset(size_t size) const;
+
+  std::unique_ptr<uint8_t, void (*)(void *)> buffer_{nullptr, nullptr};
+  size_t capacity_ = 0;
+  size_t peak_ = 0;
+  size_t callPeak_ = 0;
+  size_t liveBytes_ = 0;
+  int growCount_ = 0;
+  std::map<size_t, Block> byOffset_;
+  std::unordered_map<void *, size_t> offsetOf_;
+};
+
+} // namespace mm::rt
+
+#endif // MM_RUNTIME_EXEC_ARENA_H

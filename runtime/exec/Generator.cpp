@@ -1,0 +1,211 @@
+//===- Generator.cpp - multimodal greedy generation --------------------------===//
+#include "runtime/exec/Generator.h"
+
+#include "runtime/core/Error.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <sys/resource.h>
+
+namespace mm::rt {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double msSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+/// A [1, n] tensor of dtype `t` holding `values` (integer, float or bool dtypes).
+Tensor rowOf(DType t, const std::vector<int64_t> &values) {
+  Tensor out = Tensor::host(t, {1, static_cast<int64_t>(values.size())});
+  for (size_t i = 0; i < values.size(); ++i) {
+    int64_t v = values[i];
+    switch (t) {
+    case DType::i64: out.as<int64_t>()[i] = v; break;
+    case DType::i32: out.as<int32_t>()[i] = static_cast<int32_t>(v); break;
+    case DType::f32: out.as<float>()[i] = static_cast<float>(v); break;
+    case DType::boolean: out.as<uint8_t>()[i] = v != 0; break;
+    default: fail("cannot build a ", dtypeName(t), " attention mask or position ids");
+    }
+  }
+  return out;
+}
+
+std::vector<int64_t> iota(int64_t from, int64_t count) {
+  std::vector<int64_t> v(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i)
+    v[static_cast<size_t>(i)] = from + i;
+  return v;
+}
+
+} // namespace
+
+double peakResidentMiB() {
+  struct rusage usage;
+  if (getrusage(RUSAGE_SELF, &usage) != 0)
+    return 0;
+  return static_cast<double>(usage.ru_maxrss) / 1024.0; // ru_maxrss is in KiB on Linux
+}
+
+Generator::Generator(std::shared_ptr<const Plan> plan, const cpu::KernelRegistry &kernels)
+    : plan_(std::move(plan)) {
+  const GenerationInfo &g = plan_->generation();
+  if (!g.present || g.embedFunction.empty() || g.decoderFunction.empty())
+    fail(plan_->origin(), ": the plan has no generation metadata (embedding and decoder "
+                          "functions); run single graphs with --input");
+  if (!g.visionFunction.empty())
+    vision_ = std::make_unique<Executor>(plan_, g.visionFunction, kernels);
+  embed_ = std::make_unique<Executor>(plan_, g.embedFunction, kernels);
+  decoder_ = std::make_unique<Executor>(plan_, g.decoderFunction, kernels);
+  const FunctionInfo &dec = decoder_->function();
+  if (dec.kvSlots.empty())
+    fail(plan_->origin(), ": decoder '", dec.name, "' has no KV-cache slots");
+  logitsOutput_ = dec.outputIndex("logits");
+  if (logitsOutput_ < 0)
+    logitsOutput_ = 0;
+  for (size_t i = 0; i < dec.inputs.size(); ++i) {
+    const std::string &name = dec.inputs[i].name;
+    bool past = std::any_of(dec.kvSlots.begin(), dec.kvSlots.end(),
+                            [&](const KvSlotInfo &s) { return s.pastInput == i; });
+    if (!past && name != "inputs_embeds" && name != "attention_mask" && name != "position_ids")
+      fail(plan_->origin(), ": decoder input '", name, "' is not one the generator can fill "
+                            "(inputs_embeds, attention_mask, position_ids, past_key_values.*)");
+  }
+}
+
+void Generator::setProfiling(bool on) {
+  if (vision_)
+    vision_->setProfiling(on);
+  embed_->setProfiling(on);
+  decoder_->setProfiling(on);
+}
+
+Tensor Generator::embedTokens(const std::vector<int64_t> &ids) {
+  const FunctionInfo &fn = embed_->function();
+  if (fn.inputs.size() != 1 || fn.outputs.size() != 1)
+    fail("embedding function '", fn.name, "' must take input_ids and return inputs_embeds");
+  DType idType = fn.tensors[fn.inputs[0].tensor].dtype;
+  std::vector<Tensor> out = embed_->run({rowOf(idType, ids)});
+  const Tensor &e = out[0];
+  if (e.rank() != 3 || e.shape[0] != 1 || e.shape[1] != static_cast<int64_t>(ids.size()))
+    fail("embedding function '", fn.name, "' returned ", shapeString(e.shape), " for ",
+         ids.size(), " tokens; expected [1, ", ids.size(), ", hidden]");
+  return e;
+}
+
+Tensor Generator::decoderStep(const Tensor &embeds, KvCache &cache) {
+  const FunctionInfo &fn = decoder_->function();
+  const int64_t seq = embeds.shape[1];
+  const int64_t past = cache.length();
+  std::vector<Tensor> inputs(fn.inputs.size());
+  for (size_t i = 0; i < fn.inputs.size(); ++i) {
+    const std::string &name = fn.inputs[i].name;
+    DType t = fn.tensors[fn.inputs[i].tensor].dtype;
+    if (name == "inputs_embeds")
+      inputs[i] = embeds;
+    else if (name == "attention_mask")
+      inputs[i] = rowOf(t, std::vector<int64_t>(static_cast<size_t>(past + seq), 1));
+    else if (name == "position_ids")
+      inputs[i] = rowOf(t, iota(past, seq));
+  }
+  std::vector<Tensor> out = decoder_->run(inputs, &cache);
+  return out[static_cast<size_t>(logitsOutput_)];
+}
+
+int64_t Generator::argmaxLast(const Tensor &logits, Tensor *lastRow) const {
+  if (logits.dtype != DType::f32 || logits.rank() != 3 || logits.shape[0] != 1 ||
+      logits.shape[1] < 1)
+    fail("decoder logits are ", dtypeName(logits.dtype), " ", shapeString(logits.shape),
+         "; expected f32 [1, seq, vocab]");
+  const int64_t vocab = logits.shape[2];
+  const float *row = logits.as<float>() + (logits.shape[1] - 1) * vocab;
+  int64_t best = 0;
+  for (int64_t v = 1; v < vocab; ++v)
+    if (row[v] > row[best]) // first maximum wins, as torch.argmax
+      best = v;
+  if (lastRow) {
+    *lastRow = Tensor::host(DType::f32, {vocab});
+    std::memcpy(lastRow->data, row, static_cast<size_t>(vocab) * sizeof(float));
+  }
+  return best;
+}
+
+GenerationResult Generator::generate(const Tensor *pixelValues,
+                                     const std::vector<int64_t> &inputIds,
+                                     const GenerationOptions &options) {
+  const GenerationInfo &g = info();
+  if (inputIds.empty())
+    fail("the prompt (input ids) is empty");
+  if (options.maxNewTokens < 1)
+    fail("--max-new-tokens must be at least 1");
+  GenerationResult r;
+  r.promptTokens = static_cast<int64_t>(inputIds.size());
+  auto start = Clock::now();
+
+  // Vision encoder.
+  std::vector<size_t> imagePositions;
+  for (size_t i = 0; i < inputIds.size(); ++i)
+    if (g.imageTokenId >= 0 && inputIds[i] == g.imageTokenId)
+      imagePositions.push_back(i);
+  if (pixelValues) {
+    if (!vision_)
+      fail("the plan has no vision encoder, but pixel values were given");
+    r.imageFeatures = vision_->run({*pixelValues})[0];
+    r.visionMs = msSince(start);
+    const Tensor &f = r.imageFeatures;
+    if (f.rank() < 2)
+      fail("vision encoder returned ", shapeString(f.shape), "; expected [1, N, hidden]");
+    r.imageFeatureCount = f.numel() / f.shape.back();
+  }
+  if (static_cast<int64_t>(imagePositions.size()) != r.imageFeatureCount)
+    fail("the prompt has ", imagePositions.size(), " image tokens (id ", g.imageTokenId,
+         ") but the image gives ", r.imageFeatureCount, " image features");
+
+  // Embed the prompt and splice the features in.
+  auto prefillStart = Clock::now();
+  Tensor embeds = embedTokens(inputIds);
+  if (r.imageFeatureCount > 0) {
+    const Tensor &f = r.imageFeatures;
+    const int64_t hidden = embeds.shape[2];
+    if (f.dtype != embeds.dtype || f.shape.back() != hidden)
+      fail("image features ", dtypeName(f.dtype), " ", shapeString(f.shape),
+           " do not match the token embeddings ", dtypeName(embeds.dtype), " ",
+           shapeString(embeds.shape));
+    const size_t rowBytes = static_cast<size_t>(hidden) * dtypeSize(f.dtype);
+    for (size_t k = 0; k < imagePositions.size(); ++k)
+      std::memcpy(static_cast<uint8_t *>(embeds.data) + imagePositions[k] * rowBytes,
+                  static_cast<const uint8_t *>(f.data) + k * rowBytes, rowBytes);
+  }
+
+  // Prefill.
+  int64_t capacity = options.kvCapacity > 0 ? options.kvCapacity
+                                            : r.promptTokens + options.maxNewTokens;
+  KvCache cache(decoder_->function(), 1, capacity);
+  r.kvCacheBytes = cache.bytes();
+  Tensor logits = decoderStep(embeds, cache);
+  int64_t token = argmaxLast(logits, &r.prefillLastLogits);
+  r.prefillMs = msSince(prefillStart);
+  r.ttftMs = msSince(start);
+  r.tokens.push_back(token);
+
+  // Greedy decode.
+  auto isEos = [&](int64_t t) {
+    return std::find(g.eosTokenIds.begin(), g.eosTokenIds.end(), t) != g.eosTokenIds.end();
+  };
+  r.stoppedAtEos = isEos(token);
+  while (!r.stoppedAtEos && static_cast<int64_t>(r.tokens.size()) < options.maxNewTokens) {
+    auto stepStart = Clock::now();
+    Tensor step = embedTokens({token});
+    logits = decoderStep(step, cache);
+    token = argmaxLast(logits, nullptr);
+    r.decodeMs += msSince(stepStart);
+    r.tokens.push_back(token);
+    r.stoppedAtEos = isEos(token);
+  }
+  if (r.tokens.size() > 1 && r.decodeMs > 0)
+    r.decodeTokensPerSecond = static_cast<double>(r.tokens.size() - 1) * 1000.0 / r.decodeMs;
+  return r;
+}
+
+} // namespace mm::rt

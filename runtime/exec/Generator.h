@@ -1,0 +1,75 @@
+//===- Generator.h - multimodal greedy generation ----------------------------===//
+//
+// The LLaVA-style loop over a plan with GenerationInfo: vision encoder -> splice the
+// image features at the image-token positions of the prompt's embeddings -> prefill
+// the decoder -> greedy decode, one token per step, with the runtime's KV cache
+// (batch 1). Stops after maxNewTokens tokens or at an EOS token (which is kept).
+//
+//===----------------------------------------------------------------------===//
+#ifndef MM_RUNTIME_EXEC_GENERATOR_H
+#define MM_RUNTIME_EXEC_GENERATOR_H
+
+#include "runtime/exec/Executor.h"
+
+#include <memory>
+#include <vector>
+
+namespace mm::rt {
+
+struct GenerationOptions {
+  int64_t maxNewTokens = 16;
+  /// KV-cache positions; 0 = prompt length + maxNewTokens.
+  int64_t kvCapacity = 0;
+};
+
+struct GenerationResult {
+  std::vector<int64_t> tokens; ///< generated ids (an EOS that stopped generation included)
+  bool stoppedAtEos = false;
+  int64_t promptTokens = 0;
+  int64_t imageFeatureCount = 0; ///< rows spliced into the prompt
+  double visionMs = 0;           ///< vision encoder
+  double prefillMs = 0;          ///< embedding + splice + decoder over the prompt
+  double ttftMs = 0;             ///< start to first token (vision + prefill + argmax)
+  double decodeMs = 0;           ///< all decode steps
+  double decodeTokensPerSecond = 0; ///< tokens after the first / decodeMs
+  Tensor imageFeatures;          ///< vision encoder output (empty without an image)
+  Tensor prefillLastLogits;      ///< [vocab] f32 logits of the last prompt position
+  size_t kvCacheBytes = 0;
+};
+
+class Generator {
+public:
+  /// Prepares executors for the plan's vision, embedding and decoder functions; throws
+  /// Error if the plan has no GenerationInfo or the decoder has no KV-cache slots.
+  explicit Generator(std::shared_ptr<const Plan> plan,
+                     const cpu::KernelRegistry &kernels = cpu::cpuKernels());
+
+  /// Generates from `inputIds` (with `pixelValues`, may be null when the prompt has no
+  /// image token). Throws Error, e.g. when the number of image tokens in the prompt
+  /// differs from the number of image features (both numbers are given).
+  GenerationResult generate(const Tensor *pixelValues, const std::vector<int64_t> &inputIds,
+                            const GenerationOptions &options);
+
+  const GenerationInfo &info() const { return plan_->generation(); }
+  /// The executors, for profiles and arena sizes (vision may be null).
+  const Executor *vision() const { return vision_.get(); }
+  const Executor &embed() const { return *embed_; }
+  const Executor &decoder() const { return *decoder_; }
+  void setProfiling(bool on);
+
+private:
+  Tensor embedTokens(const std::vector<int64_t> &ids);
+  Tensor decoderStep(const Tensor &embeds, KvCache &cache);
+  int64_t argmaxLast(const Tensor &logits, Tensor *lastRow) const;
+
+  std::shared_ptr<const Plan> plan_;
+  std::unique_ptr<Executor> vision_, embed_, decoder_;
+  int logitsOutput_ = 0;
+};
+
+/// Peak resident set size of this process so far, in MiB (getrusage).
+double peakResidentMiB();
+
+} // namespace mm::rt
+
+#endif // MM_RUNTIME_EXEC_GENERATOR_H

@@ -1,0 +1,478 @@
+//===- Plan.cpp - load and verify a plan file --------------------------------===//
+#include "runtime/plan/Plan.h"
+
+#include "runtime/core/Error.h"
+#include "runtime/plan/PlanFormat.h"
+#include "runtime/plan/plan_generated.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <limits>
+#include <set>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace mm::rt {
+
+int FunctionInfo::inputIndex(const std::string &name) const {
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i].name == name)
+      return static_cast<int>(i);
+  return -1;
+}
+
+int FunctionInfo::outputIndex(const std::string &name) const {
+  for (size_t i = 0; i < outputs.size(); ++i)
+    if (outputs[i].name == name)
+      return static_cast<int>(i);
+  return -1;
+}
+
+const FunctionInfo *Plan::findFunction(const std::string &name) const {
+  for (const FunctionInfo &f : functions_)
+    if (f.name == name)
+      return &f;
+  return nullptr;
+}
+
+const FunctionInfo &Plan::function(const std::string &name) const {
+  if (const FunctionInfo *f = findFunction(name))
+    return *f;
+  std::string names;
+  for (const FunctionInfo &f : functions_)
+    names += (names.empty() ? "" : ", ") + f.name;
+  fail(origin_, ": the plan has no function '", name, "' (it has: ", names, ")");
+}
+
+/// Decodes a verified FlatBuffer into a Plan, checking every cross-reference.
+class PlanDecoder {
+public:
+  PlanDecoder(Plan &plan, const uint8_t *blob, uint64_t blobSize)
+      : plan_(plan), blob_(blob), blobSize_(blobSize) {}
+
+  void decode(const plan::fb::Plan &fb) {
+    plan_.formatVersion_ = fb.format_version();
+    plan_.producer_ = str(fb.producer());
+    plan_.target_ = str(fb.target());
+    plan_.computeDType_ = dtype(fb.compute_dtype(), "Plan.compute_dtype");
+    plan_.blobSize_ = blobSize_;
+    if (fb.blob_size() != blobSize_)
+      bad("Plan.blob_size (", fb.blob_size(), ") differs from the header's blob size (",
+          blobSize_, ")");
+    decodeWeights(fb);
+    if (!fb.functions() || fb.functions()->size() == 0)
+      bad("Plan.functions is empty");
+    std::set<std::string> names;
+    for (uint32_t i = 0; i < fb.functions()->size(); ++i) {
+      FunctionInfo f = decodeFunction(*fb.functions()->Get(i), i);
+      if (!names.insert(f.name).second)
+        bad("Plan.functions[", i, "]: duplicate function name '", f.name, "'");
+      plan_.functions_.push_back(std::move(f));
+    }
+    if (fb.generation())
+      decodeGeneration(*fb.generation());
+  }
+
+private:
+  template <typename... Parts> [[noreturn]] void bad(const Parts &...parts) {
+    fail(plan_.origin_, ": invalid plan: ", parts...);
+  }
+
+  static std::string str(const flatbuffers::String *s) { return s ? s->str() : std::string(); }
+
+  DType dtype(plan::fb::DType t, const std::string &where) {
+    if (t > plan::fb::DType::boolean)
+      bad(where, ": unknown dtype code ", static_cast<int>(t));
+    return static_cast<DType>(t);
+  }
+
+  Shape shape(const flatbuffers::Vector<int64_t> *dims, const std::string &where,
+              bool requireStatic) {
+    Shape s;
+    if (!dims)
+      return s;
+    if (dims->size() > 64)
+      bad(where, ": rank ", dims->size(), " is larger than 64");
+    for (int64_t d : *dims) {
+      if (d < -1 || (requireStatic && d < 0))
+        bad(where, ": invalid dim ", d);
+      if (d > (int64_t(1) << 40))
+        bad(where, ": dim ", d, " is too large");
+      s.push_back(d);
+    }
+    return s;
+  }
+
+  /// Byte size of a static shape of `t`, with overflow checks.
+  uint64_t byteSize(const Shape &s, DType t, const std::string &where) {
+    uint64_t n = dtypeSize(t);
+    for (int64_t d : s) {
+      if (d != 0 && n > std::numeric_limits<uint64_t>::max() / static_cast<uint64_t>(d))
+        bad(where, ": size overflows");
+      n *= static_cast<uint64_t>(d);
+    }
+    return n;
+  }
+
+  Tensor tensorData(const plan::fb::TensorData *td, const std::string &where) {
+    if (!td)
+      bad(where, ": missing tensor data");
+    DType t = dtype(td->dtype(), where);
+    Shape s = shape(td->shape(), where + ".shape", /*requireStatic=*/true);
+    uint64_t bytes = byteSize(s, t, where);
+    uint64_t have = td->data() ? td->data()->size() : 0;
+    if (have != bytes)
+      bad(where, ": holds ", have, " bytes but ", dtypeName(t), " ", shapeString(s), " needs ",
+          bytes);
+    Tensor out = Tensor::host(t, s);
+    if (bytes)
+      std::memcpy(out.data, td->data()->data(), bytes);
+    return out;
+  }
+
+  void decodeWeights(const plan::fb::Plan &fb) {
+    uint32_t align = fb.blob_alignment();
+    if (align == 0 || (align & (align - 1)) != 0 || align > plan::kBlobAlignment)
+      bad("Plan.blob_alignment ", align, " is not a power of two <= ", plan::kBlobAlignment);
+    if (!fb.weights())
+      return;
+    for (uint32_t i = 0; i < fb.weights()->size(); ++i) {
+      const plan::fb::WeightRef *w = fb.weights()->Get(i);
+      uint64_t off = w->offset(), len = w->length();
+      if (off % align != 0)
+        bad("Plan.weights[", i, "] '", str(w->name()), "': offset ", off,
+            " is not a multiple of ", align);
+      if (off > blobSize_ || len > blobSize_ - off)
+        bad("Plan.weights[", i, "] '", str(w->name()), "': bytes [", off, ", ", off + len,
+            ") lie past the end of the weights blob (", blobSize_, " bytes)");
+      weights_.push_back({off, len});
+    }
+  }
+
+  FunctionInfo decodeFunction(const plan::fb::Function &ff, uint32_t index) {
+    FunctionInfo f;
+    f.name = ff.name()->str();
+    std::string where = "function '" + f.name + "'";
+    if (f.name.empty())
+      bad("Plan.functions[", index, "] has an empty name");
+    uint32_t nt = ff.tensors() ? ff.tensors()->size() : 0;
+    for (uint32_t t = 0; t < nt; ++t)
+      f.tensors.push_back(decodeTensor(*ff.tensors()->Get(t), where + " tensor " + std::to_string(t)));
+    uint32_t nops = ff.ops() ? ff.ops()->size() : 0;
+    for (uint32_t i = 0; i < nops; ++i)
+      f.ops.push_back(decodeOp(*ff.ops()->Get(i), nt, where + " op " + std::to_string(i)));
+    f.inputs = decodeValues(ff.inputs(), nt, where + " input");
+    f.outputs = decodeValues(ff.outputs(), nt, where + " output");
+    checkDataflow(f, where);
+    if (ff.kv_cache())
+      for (uint32_t i = 0; i < ff.kv_cache()->size(); ++i)
+        f.kvSlots.push_back(decodeKvSlot(*ff.kv_cache()->Get(i), f,
+                                         where + " kv_cache[" + std::to_string(i) + "]"));
+    return f;
+  }
+
+  TensorInfo decodeTensor(const plan::fb::Tensor &ft, const std::string &where) {
+    TensorInfo t;
+    t.dtype = dtype(ft.dtype(), where);
+    t.shape = shape(ft.shape(), where + ".shape", /*requireStatic=*/false);
+    if (ft.dim_names() && ft.dim_names()->size() != 0) {
+      if (ft.dim_names()->size() != t.shape.size())
+        bad(where, ": ", ft.dim_names()->size(), " dim names for rank ", t.shape.size());
+      for (const flatbuffers::String *n : *ft.dim_names())
+        t.dimNames.push_back(str(n));
+    } else {
+      t.dimNames.assign(t.shape.size(), "");
+    }
+    if (ft.kind() > plan::fb::TensorKind::constant)
+      bad(where, ": unknown tensor kind ", static_cast<int>(ft.kind()));
+    t.kind = static_cast<TensorKind>(ft.kind());
+    t.name = str(ft.name());
+    t.firstOp = ft.first_op();
+    t.lastOp = ft.last_op();
+    if (t.kind == TensorKind::weight)
+      t.value = weightView(ft.weight(), t, where);
+    else if (t.kind == TensorKind::constant) {
+      t.value = tensorData(ft.constant(), where + ".constant");
+      if (t.value.dtype != t.dtype || t.value.shape != t.shape)
+        bad(where, ": constant is ", dtypeName(t.value.dtype), " ", shapeString(t.value.shape),
+            " but the tensor is ", dtypeName(t.dtype), " ", shapeString(t.shape));
+    }
+    return t;
+  }
+
+  Tensor weightView(uint32_t index, const TensorInfo &t, const std::string &where) {
+    if (index >= weights_.size())
+      bad(where, ": weight index ", index, " out of range (", weights_.size(), " weights)");
+    for (int64_t d : t.shape)
+      if (d < 0)
+        bad(where, ": weight with dynamic shape ", shapeString(t.shape));
+    uint64_t bytes = byteSize(t.shape, t.dtype, where);
+    if (bytes != weights_[index].length)
+      bad(where, ": weight ", index, " has ", weights_[index].length, " bytes but ",
+          dtypeName(t.dtype), " ", shapeString(t.shape), " needs ", bytes);
+    Tensor v;
+    v.dtype = t.dtype;
+    v.shape = t.shape;
+    v.data = const_cast<uint8_t *>(blob_ + weights_[index].offset);
+    v.owner = std::shared_ptr<void>(plan_.mapping_, const_cast<void *>(plan_.mapping_.get()));
+    return v;
+  }
+
+  OpInfo decodeOp(const plan::fb::Op &fo, uint32_t numTensors, const std::string &where) {
+    OpInfo op;
+    op.name = fo.name()->str();
+    op.location = str(fo.location());
+    if (op.name.empty())
+      bad(where, ": empty op name");
+    auto ids = [&](const flatbuffers::Vector<uint32_t> *v, const char *what) {
+      std::vector<uint32_t> out;
+      if (v)
+        for (uint32_t id : *v) {
+          if (id >= numTensors)
+            bad(where, " (", op.name, "): ", what, " tensor id ", id, " out of range (",
+                numTensors, " tensors)");
+          out.push_back(id);
+        }
+      return out;
+    };
+    op.inputs = ids(fo.inputs(), "input");
+    op.outputs = ids(fo.outputs(), "output");
+    op.attrs = Attrs(op.name);
+    if (fo.attributes())
+      for (const plan::fb::Attribute *a : *fo.attributes())
+        op.attrs.set(a->name()->str(), attrValue(*a, where + " (" + op.name + ") attribute '" +
+                                                         a->name()->str() + "'"));
+    return op;
+  }
+
+  AttrValue attrValue(const plan::fb::Attribute &a, const std::string &where) {
+    using plan::fb::AttrValue;
+    if (!a.value())
+      bad(where, ": missing value");
+    switch (a.value_type()) {
+    case AttrValue::IntAttr:
+      return a.value_as_IntAttr()->value();
+    case AttrValue::FloatAttr:
+      return a.value_as_FloatAttr()->value();
+    case AttrValue::StringAttr:
+      return str(a.value_as_StringAttr()->value());
+    case AttrValue::IntListAttr: {
+      auto *v = a.value_as_IntListAttr()->values();
+      return v ? std::vector<int64_t>(v->begin(), v->end()) : std::vector<int64_t>();
+    }
+    case AttrValue::FloatListAttr: {
+      auto *v = a.value_as_FloatListAttr()->values();
+      return v ? std::vector<double>(v->begin(), v->end()) : std::vector<double>();
+    }
+    case AttrValue::TensorAttr:
+      return tensorData(a.value_as_TensorAttr()->value(), where);
+    default:
+      bad(where, ": missing or unknown value type ", static_cast<int>(a.value_type()));
+    }
+  }
+
+  std::vector<ValueInfo> decodeValues(const flatbuffers::Vector<flatbuffers::Offset<plan::fb::Value>> *v,
+                                      uint32_t numTensors, const std::string &where) {
+    std::vector<ValueInfo> out;
+    if (!v)
+      return out;
+    for (uint32_t i = 0; i < v->size(); ++i) {
+      ValueInfo value{v->Get(i)->name()->str(), v->Get(i)->tensor()};
+      if (value.tensor >= numTensors)
+        bad(where, " ", i, " '", value.name, "': tensor id ", value.tensor, " out of range (",
+            numTensors, " tensors)");
+      out.push_back(std::move(value));
+    }
+    return out;
+  }
+
+  /// Every activation is produced once, before its uses, and its liveness interval covers
+  /// them; inputs are bound once; outputs stay live to the end.
+  void checkDataflow(const FunctionInfo &f, const std::string &where) {
+    const int32_t nops = static_cast<int32_t>(f.ops.size());
+    std::vector<int32_t> producer(f.tensors.size(), -1);
+    std::vector<int> boundInputs(f.tensors.size(), 0);
+    for (const ValueInfo &v : f.inputs) {
+      if (f.tensors[v.tensor].kind != TensorKind::input)
+        bad(where, " input '", v.name, "': tensor ", v.tensor, " is not an input tensor");
+      if (boundInputs[v.tensor]++)
+        bad(where, " input '", v.name, "': tensor ", v.tensor, " is bound twice");
+    }
+    for (size_t t = 0; t < f.tensors.size(); ++t)
+      if (f.tensors[t].kind == TensorKind::input && !boundInputs[t])
+        bad(where, " tensor ", t, ": input tensor bound to no function input");
+    for (int32_t i = 0; i < nops; ++i) {
+      const OpInfo &op = f.ops[i];
+      for (uint32_t in : op.inputs) {
+        const TensorInfo &t = f.tensors[in];
+        if (t.kind != TensorKind::activation)
+          continue;
+        if (producer[in] < 0)
+          bad(where, " op ", i, " (", op.name, "): reads tensor ", in,
+              " before any op produces it");
+        if (t.lastOp < i)
+          bad(where, " tensor ", in, ": last_op ", t.lastOp, " but op ", i, " reads it");
+      }
+      for (uint32_t out : op.outputs) {
+        const TensorInfo &t = f.tensors[out];
+        if (t.kind != TensorKind::activation)
+          bad(where, " op ", i, " (", op.name, "): output tensor ", out, " is not an activation");
+        if (producer[out] >= 0)
+          bad(where, " tensor ", out, ": produced by ops ", producer[out], " and ", i);
+        producer[out] = i;
+        if (t.firstOp != i || t.lastOp < i || t.lastOp > nops)
+          bad(where, " tensor ", out, ": liveness [", t.firstOp, ", ", t.lastOp,
+              "] does not fit its producer op ", i, " of ", nops);
+      }
+    }
+    for (size_t t = 0; t < f.tensors.size(); ++t)
+      if (f.tensors[t].kind == TensorKind::activation && producer[t] < 0)
+        bad(where, " tensor ", t, ": activation produced by no op");
+    for (const ValueInfo &v : f.outputs) {
+      const TensorInfo &t = f.tensors[v.tensor];
+      if (t.kind == TensorKind::activation && t.lastOp != nops)
+        bad(where, " output '", v.name, "': tensor ", v.tensor, " has last_op ", t.lastOp,
+            ", expected ", nops, " (live to the end)");
+    }
+  }
+
+  KvSlotInfo decodeKvSlot(const plan::fb::KvCacheSlot &fs, const FunctionInfo &f,
+                          const std::string &where) {
+    KvSlotInfo s;
+    s.layer = fs.layer();
+    if (fs.kind() > plan::fb::KvKind::value)
+      bad(where, ": unknown kind ", static_cast<int>(fs.kind()));
+    s.kind = static_cast<KvKind>(fs.kind());
+    s.pastInput = fs.past_input();
+    s.presentOutput = fs.present_output();
+    s.appendOp = fs.append_op();
+    s.axis = fs.axis();
+    if (s.layer < 0 || s.pastInput >= f.inputs.size() || s.presentOutput >= f.outputs.size() ||
+        s.appendOp >= f.ops.size())
+      bad(where, ": layer, input, output or op index out of range");
+    const OpInfo &op = f.ops[s.appendOp];
+    if (op.name != "mm.concat" || op.inputs.size() != 2 || op.outputs.size() != 1 ||
+        op.inputs[0] != f.inputs[s.pastInput].tensor ||
+        op.outputs[0] != f.outputs[s.presentOutput].tensor)
+      bad(where, ": op ", s.appendOp, " is not concat(past, new) -> present");
+    const TensorInfo &past = f.tensors[op.inputs[0]];
+    if (s.axis < 0 || s.axis >= static_cast<int32_t>(past.shape.size()))
+      bad(where, ": axis ", s.axis, " out of range for rank ", past.shape.size());
+    return s;
+  }
+
+  void decodeGeneration(const plan::fb::GenerationInfo &g) {
+    GenerationInfo &out = plan_.generation_;
+    out.present = true;
+    out.visionFunction = str(g.vision_function());
+    out.embedFunction = str(g.embed_function());
+    out.decoderFunction = str(g.decoder_function());
+    for (const std::string *name : {&out.visionFunction, &out.embedFunction, &out.decoderFunction})
+      if (!name->empty() && !plan_.findFunction(*name))
+        bad("GenerationInfo names function '", *name, "' which the plan does not have");
+    out.imageTokenId = g.image_token_id();
+    out.bosTokenId = g.bos_token_id();
+    if (g.eos_token_ids())
+      out.eosTokenIds.assign(g.eos_token_ids()->begin(), g.eos_token_ids()->end());
+    out.hiddenSize = g.hidden_size();
+    out.vocabSize = g.vocab_size();
+    out.numLayers = g.num_layers();
+    out.numKvHeads = g.num_kv_heads();
+    out.headDim = g.head_dim();
+    out.maxPositions = g.max_positions();
+  }
+
+  struct WeightSpan {
+    uint64_t offset, length;
+  };
+  Plan &plan_;
+  const uint8_t *blob_;
+  uint64_t blobSize_;
+  std::vector<WeightSpan> weights_;
+};
+
+std::shared_ptr<const Plan> Plan::fromMemory(const uint8_t *data, size_t size,
+                                             std::shared_ptr<const void> keepAlive,
+                                             const std::string &origin) {
+  using plan::FileHeader;
+  if (size < sizeof(plan::kPlanMagic) ||
+      std::memcmp(data, plan::kPlanMagic, sizeof(plan::kPlanMagic)) != 0)
+    fail(origin, ": not an mmc plan (no 'MMCPLAN' header; compile one with `mmc compile`)");
+  if (size < sizeof(FileHeader))
+    fail(origin, ": truncated plan (", size, " bytes, shorter than the 64-byte header)");
+  FileHeader h;
+  std::memcpy(&h, data, sizeof(h));
+  if (h.version != plan::kPlanFormatVersion)
+    fail(origin, ": plan format version ", h.version, ", but this runtime reads version ",
+         plan::kPlanFormatVersion, " (recompile the model with a matching mmc)");
+  if (h.headerSize != sizeof(FileHeader) || h.fbOffset != sizeof(FileHeader))
+    fail(origin, ": invalid plan header (header size ", h.headerSize, ", FlatBuffer offset ",
+         h.fbOffset, ")");
+  if (h.fbSize == 0 || h.fbSize >= (uint64_t(1) << 31) || h.fbSize > size - h.fbOffset)
+    fail(origin, ": truncated plan: the FlatBuffer needs bytes [", h.fbOffset, ", ",
+         h.fbOffset + h.fbSize, ") but the file has ", size);
+  if (h.blobOffset % plan::kBlobAlignment != 0 || h.blobOffset < h.fbOffset + h.fbSize)
+    fail(origin, ": invalid plan header (weights blob offset ", h.blobOffset, ")");
+  if (h.blobOffset > size || h.blobSize > size - h.blobOffset)
+    fail(origin, ": truncated plan: the weights blob needs bytes [", h.blobOffset, ", ",
+         h.blobOffset + h.blobSize, ") but the file has ", size);
+
+  const uint8_t *fbData = data + h.fbOffset;
+  flatbuffers::Verifier::Options opts;
+  opts.max_tables = 100000000;
+  flatbuffers::Verifier verifier(fbData, static_cast<size_t>(h.fbSize), opts);
+  if (!plan::fb::PlanBufferHasIdentifier(fbData) || !plan::fb::VerifyPlanBuffer(verifier))
+    fail(origin, ": corrupt plan: the FlatBuffer fails verification");
+  const plan::fb::Plan *fb = plan::fb::GetPlan(fbData);
+  if (fb->format_version() != h.version)
+    fail(origin, ": corrupt plan: header version ", h.version, " but FlatBuffer version ",
+         fb->format_version());
+
+  auto plan = std::make_shared<Plan>();
+  plan->origin_ = origin;
+  plan->mapping_ = std::move(keepAlive);
+  PlanDecoder(*plan, data + h.blobOffset, h.blobSize).decode(*fb);
+  return plan;
+}
+
+namespace {
+/// A read-only private mapping of a whole file.
+struct Mapping {
+  void *addr = nullptr;
+  size_t size = 0;
+  ~Mapping() {
+    if (addr)
+      ::munmap(addr, size);
+  }
+};
+} // namespace
+
+std::shared_ptr<const Plan> Plan::load(const std::string &path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    fail("cannot open plan '", path, "': ", std::strerror(errno));
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    fail("cannot read plan '", path, "': not a regular file");
+  }
+  auto mapping = std::make_shared<Mapping>();
+  mapping->size = static_cast<size_t>(st.st_size);
+  if (mapping->size > 0) {
+    void *addr = ::mmap(nullptr, mapping->size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (addr == MAP_FAILED) {
+      int err = errno;
+      ::close(fd);
+      fail("cannot map plan '", path, "': ", std::strerror(err));
+    }
+    mapping->addr = addr;
+  }
+  ::close(fd);
+  const uint8_t *bytes = static_cast<const uint8_t *>(mapping->addr);
+  static const uint8_t kEmpty = 0;
+  return fromMemory(bytes ? bytes : &kEmpty, mapping->size, mapping, path);
+}
+
+} // namespace mm::rt

@@ -1,0 +1,133 @@
+//===- Plan.h - a loaded, verified plan --------------------------------------===//
+//
+// Plan::load memory-maps a plan file written by `mmc compile`, verifies it (FlatBuffers
+// verifier plus checks of every index, offset and size against the file) and decodes it
+// into the structures below. Weights stay in the mapping: their tensors are views into
+// it, so loading does not read the weights and the plan may be larger than memory.
+// Any problem throws mm::rt::Error naming the file and the failing field. See
+// docs/plan-format.md.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MM_RUNTIME_PLAN_PLAN_H
+#define MM_RUNTIME_PLAN_PLAN_H
+
+#include "runtime/core/Attrs.h"
+#include "runtime/core/Tensor.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mm::rt {
+
+enum class TensorKind : uint8_t { activation, input, weight, constant };
+
+/// One tensor of a function.
+struct TensorInfo {
+  DType dtype = DType::f32;
+  Shape shape;                        ///< -1 = dynamic
+  std::vector<std::string> dimNames;  ///< one per dim ("" = unnamed)
+  TensorKind kind = TensorKind::activation;
+  std::string name;
+  /// weight: a view into the mapped file; constant: an owned copy. Empty otherwise.
+  Tensor value;
+  /// activation: producing op and last reading op (= number of ops for an output).
+  int32_t firstOp = -1;
+  int32_t lastOp = -1;
+};
+
+struct OpInfo {
+  std::string name;               ///< "mm.matmul"
+  std::vector<uint32_t> inputs;   ///< tensor ids
+  std::vector<uint32_t> outputs;  ///< tensor ids
+  Attrs attrs;
+  std::string location;           ///< ONNX node, for messages
+};
+
+/// A named function argument or result.
+struct ValueInfo {
+  std::string name;
+  uint32_t tensor = 0;
+};
+
+enum class KvKind : uint8_t { key, value };
+
+/// See KvCacheSlot in plan.fbs.
+struct KvSlotInfo {
+  int32_t layer = 0;
+  KvKind kind = KvKind::key;
+  uint32_t pastInput = 0;      ///< index into FunctionInfo::inputs
+  uint32_t presentOutput = 0;  ///< index into FunctionInfo::outputs
+  uint32_t appendOp = 0;       ///< index into FunctionInfo::ops
+  int32_t axis = 2;
+};
+
+struct FunctionInfo {
+  std::string name;
+  std::vector<TensorInfo> tensors;
+  std::vector<OpInfo> ops;
+  std::vector<ValueInfo> inputs;
+  std::vector<ValueInfo> outputs;
+  std::vector<KvSlotInfo> kvSlots;
+
+  /// Index of the input named `name`, or -1.
+  int inputIndex(const std::string &name) const;
+  /// Index of the output named `name`, or -1.
+  int outputIndex(const std::string &name) const;
+};
+
+/// Runtime metadata of a multimodal generator (see GenerationInfo in plan.fbs).
+struct GenerationInfo {
+  bool present = false;
+  std::string visionFunction, embedFunction, decoderFunction;
+  int64_t imageTokenId = -1;
+  int64_t bosTokenId = -1;
+  std::vector<int64_t> eosTokenIds;
+  int64_t hiddenSize = -1;
+  int64_t vocabSize = -1;
+  int32_t numLayers = -1;
+  int64_t numKvHeads = -1;
+  int64_t headDim = -1;
+  int64_t maxPositions = -1;
+};
+
+class Plan {
+public:
+  /// Maps and verifies `path`. Throws Error: missing or unreadable file, not a plan,
+  /// other format version, truncated, or any field out of range.
+  static std::shared_ptr<const Plan> load(const std::string &path);
+  /// Verifies and decodes `size` bytes at `data` (kept alive by `keepAlive`); `origin`
+  /// names the source in messages. Used by load() and by the fuzz test.
+  static std::shared_ptr<const Plan> fromMemory(const uint8_t *data, size_t size,
+                                                std::shared_ptr<const void> keepAlive,
+                                                const std::string &origin);
+
+  uint32_t formatVersion() const { return formatVersion_; }
+  const std::string &producer() const { return producer_; }
+  const std::string &target() const { return target_; }
+  DType computeDType() const { return computeDType_; }
+  const std::vector<FunctionInfo> &functions() const { return functions_; }
+  /// The function named `name`; throws Error listing the available ones if absent.
+  const FunctionInfo &function(const std::string &name) const;
+  const FunctionInfo *findFunction(const std::string &name) const;
+  const GenerationInfo &generation() const { return generation_; }
+  /// Total bytes of weights in the blob.
+  uint64_t weightBytes() const { return blobSize_; }
+  const std::string &origin() const { return origin_; }
+
+private:
+  friend class PlanDecoder;
+  std::string origin_;
+  uint32_t formatVersion_ = 0;
+  std::string producer_, target_;
+  DType computeDType_ = DType::f32;
+  std::vector<FunctionInfo> functions_;
+  GenerationInfo generation_;
+  uint64_t blobSize_ = 0;
+  std::shared_ptr<const void> mapping_;
+};
+
+} // namespace mm::rt
+
+#endif // MM_RUNTIME_PLAN_PLAN_H

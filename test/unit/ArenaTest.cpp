@@ -1,0 +1,93 @@
+//===- ArenaTest.cpp - the activation arena ---------------------------------===//
+#include "runtime/core/Error.h"
+#include "runtime/exec/Arena.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+using mm::rt::Arena;
+
+namespace {
+
+TEST(Arena, FirstCallOverflowsThenGrowsToItsPeak) {
+  Arena a;
+  void *x = a.allocate(100); // rounded to 128
+  void *y = a.allocate(64);
+  EXPECT_FALSE(a.inBuffer(x)); // no buffer yet: heap overflow
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(x) % Arena::kAlignment, 0u);
+  std::memset(x, 1, 100);
+  std::memset(y, 2, 64);
+  a.release(x);
+  a.release(y);
+  a.endCall();
+  EXPECT_EQ(a.capacity(), 192u);
+  EXPECT_EQ(a.growCount(), 1);
+  // The same sequence now fits: no growth, blocks inside the buffer.
+  x = a.allocate(100);
+  y = a.allocate(64);
+  EXPECT_TRUE(a.inBuffer(x));
+  EXPECT_TRUE(a.inBuffer(y));
+  a.endCall();
+  EXPECT_EQ(a.growCount(), 1);
+}
+
+TEST(Arena, BestFitReusesTheSmallestGapThatFits) {
+  Arena a;
+  a.release(a.allocate(1024));
+  a.endCall(); // a 1024-byte buffer: every block below lies in it
+  uint8_t *base = static_cast<uint8_t *>(a.allocate(1));
+  a.endCall();
+  // Offsets: p0 [0,256) p1 [256,320) p2 [320,576) p3 [576,640) p4 [640,704)
+  void *p0 = a.allocate(256), *p1 = a.allocate(64), *p2 = a.allocate(256);
+  void *p3 = a.allocate(64), *p4 = a.allocate(64);
+  EXPECT_EQ(p0, base);
+  EXPECT_EQ(p3, base + 576);
+  a.release(p0); // gap of 256 at 0
+  a.release(p3); // gap of 64 at 576
+  // First fit would take offset 0; best fit takes the 64-byte gap.
+  EXPECT_EQ(a.allocate(64), p3);
+  EXPECT_EQ(a.allocate(200), p0);
+  EXPECT_EQ(a.allocate(64), base + 704); // no gap left: after the last block
+  (void)p1;
+  (void)p2;
+  (void)p4;
+  a.endCall();
+  EXPECT_EQ(a.liveBlocks(), 0u);
+  EXPECT_EQ(a.capacity(), 1024u);
+  EXPECT_EQ(a.growCount(), 1);
+}
+
+TEST(Arena, LiveBlocksNeverOverlap) {
+  Arena a;
+  std::vector<std::pair<uint8_t *, size_t>> live;
+  unsigned seed = 7;
+  for (int call = 0; call < 3; ++call) {
+    for (int i = 0; i < 200; ++i) {
+      seed = seed * 1103515245 + 12345;
+      if (!live.empty() && (seed >> 16) % 3 == 0) {
+        size_t k = (seed >> 8) % live.size();
+        a.release(live[k].first);
+        live.erase(live.begin() + static_cast<long>(k));
+        continue;
+      }
+      size_t n = 1 + (seed >> 12) % 5000;
+      auto *p = static_cast<uint8_t *>(a.allocate(n));
+      std::memset(p, i & 0xff, n);
+      for (auto &[q, m] : live)
+        EXPECT_TRUE(p + n <= q || q + m <= p) << "overlapping blocks";
+      live.emplace_back(p, n);
+    }
+    live.clear();
+    a.endCall();
+  }
+  EXPECT_GE(a.capacity(), a.peak());
+}
+
+TEST(Arena, ReleaseOfAForeignPointerFails) {
+  Arena a;
+  int x;
+  EXPECT_THROW(a.release(&x), mm::rt::Error);
+}
+
+} // namespace

@@ -1,0 +1,205 @@
+//===- PlanLoaderTest.cpp - plan loading, verification and fuzzing ----------===//
+#include "PlanTestUtil.h"
+
+#include "runtime/core/Error.h"
+#include "runtime/plan/PlanFormat.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <random>
+
+using namespace mm;
+using namespace mm::test;
+
+namespace {
+
+/// The message of the Error that loading `bytes` throws ("" if it loads).
+std::string loadError(const std::string &bytes) {
+  try {
+    loadPlanBytes(bytes);
+  } catch (const rt::Error &e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string tempPath(const std::string &name) {
+  return ::testing::TempDir() + "/" + name;
+}
+
+TEST(PlanLoader, LoadsAValidPlan) {
+  auto plan = loadPlanBytes(buildPlanBytes(addPlan()));
+  ASSERT_EQ(plan->functions().size(), 1u);
+  const rt::FunctionInfo &f = plan->function("f");
+  EXPECT_EQ(f.ops.size(), 2u);
+  EXPECT_EQ(f.ops[0].name, "mm.add");
+  EXPECT_EQ(f.inputs[0].name, "x");
+  EXPECT_EQ(f.tensors[0].dimNames[0], "n");
+  // The weight is a view of the blob; the constant an owned copy.
+  const rt::Tensor &w = f.tensors[1].value;
+  ASSERT_NE(w.data, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(w.data) % plan::kWeightAlignment % 16, 0u);
+  EXPECT_EQ(w.as<float>()[3], 4.0f);
+  EXPECT_EQ(f.tensors[2].value.as<float>()[1], 20.0f);
+  EXPECT_EQ(f.tensors[3].firstOp, 0);
+  EXPECT_EQ(f.tensors[3].lastOp, 1);
+  EXPECT_EQ(plan->weightBytes(), 16u);
+}
+
+TEST(PlanLoader, LoadsFromAFileByMemoryMapping) {
+  std::string path = tempPath("valid.plan");
+  std::ofstream(path, std::ios::binary) << buildPlanBytes(addPlan());
+  auto plan = rt::Plan::load(path);
+  EXPECT_EQ(plan->function("f").tensors[1].value.as<float>()[0], 1.0f);
+  std::remove(path.c_str());
+}
+
+TEST(PlanLoader, MissingFile) {
+  try {
+    rt::Plan::load(tempPath("does-not-exist.plan"));
+    FAIL() << "expected an error";
+  } catch (const rt::Error &e) {
+    EXPECT_NE(std::string(e.what()).find("cannot open plan"), std::string::npos) << e.what();
+  }
+}
+
+TEST(PlanLoader, ForeignFile) {
+  EXPECT_NE(loadError("{\"not\": \"a plan\"}").find("not an mmc plan"), std::string::npos);
+  EXPECT_NE(loadError("").find("not an mmc plan"), std::string::npos);
+  std::string onnxLike = "\x08\x07\x12\x04test";
+  EXPECT_NE(loadError(onnxLike).find("not an mmc plan"), std::string::npos);
+}
+
+TEST(PlanLoader, WrongVersion) {
+  TPlan p = addPlan();
+  p.headerVersion = plan::kPlanFormatVersion + 1;
+  std::string err = loadError(buildPlanBytes(p));
+  EXPECT_NE(err.find("plan format version " + std::to_string(plan::kPlanFormatVersion + 1)),
+            std::string::npos) << err;
+  EXPECT_NE(err.find("reads version " + std::to_string(plan::kPlanFormatVersion)), std::string::npos);
+
+  p = addPlan();
+  p.bufferVersion = plan::kPlanFormatVersion + 7;
+  err = loadError(buildPlanBytes(p));
+  EXPECT_NE(err.find("FlatBuffer version"), std::string::npos) << err;
+}
+
+TEST(PlanLoader, TruncatedAtEveryRegion) {
+  std::string bytes = buildPlanBytes(addPlan());
+  // Header, FlatBuffer and weights blob: every cut must fail cleanly.
+  for (size_t len : {size_t(4), size_t(40), size_t(64), size_t(100), bytes.size() / 2,
+                     bytes.size() - 1}) {
+    std::string err = loadError(bytes.substr(0, len));
+    EXPECT_NE(err, "") << "a plan cut at " << len << " bytes loaded";
+    if (len >= 8) {
+      EXPECT_NE(err.find("truncated"), std::string::npos) << len << ": " << err;
+    }
+  }
+}
+
+TEST(PlanLoader, WeightPastTheEndOfTheBlob) {
+  TPlan p = addPlan();
+  p.weightOffsetShift = 64;
+  std::string err = loadError(buildPlanBytes(p));
+  EXPECT_NE(err.find("past the end of the weights blob"), std::string::npos) << err;
+}
+
+TEST(PlanLoader, TensorIdOutOfRange) {
+  TPlan p = addPlan();
+  p.functions[0].ops[1].inputs[1] = 99;
+  std::string err = loadError(buildPlanBytes(p));
+  EXPECT_NE(err.find("tensor id 99 out of range"), std::string::npos) << err;
+
+  p = addPlan();
+  p.functions[0].outputs[0].second = 5;
+  err = loadError(buildPlanBytes(p));
+  EXPECT_NE(err.find("out of range"), std::string::npos) << err;
+}
+
+TEST(PlanLoader, UnknownDTypeAndKind) {
+  TPlan p = addPlan();
+  p.functions[0].tensors[3].dtype = static_cast<rt::DType>(42);
+  EXPECT_NE(loadError(buildPlanBytes(p)).find("unknown dtype code 42"), std::string::npos);
+  p = addPlan();
+  p.functions[0].tensors[3].kind = static_cast<rt::TensorKind>(9);
+  EXPECT_NE(loadError(buildPlanBytes(p)).find("unknown tensor kind 9"), std::string::npos);
+}
+
+TEST(PlanLoader, UseBeforeDefinitionAndBadLiveness) {
+  TPlan p = addPlan();
+  std::swap(p.functions[0].ops[0], p.functions[0].ops[1]);
+  EXPECT_NE(loadError(buildPlanBytes(p)).find("before any op produces it"), std::string::npos);
+
+  p = addPlan();
+  p.functions[0].tensors[3].lastOp = 0; // read by op 1
+  EXPECT_NE(loadError(buildPlanBytes(p)).find("last_op 0 but op 1 reads it"), std::string::npos);
+
+  p = addPlan();
+  p.functions[0].tensors[4].lastOp = 1; // an output must live to the end (2)
+  EXPECT_NE(loadError(buildPlanBytes(p)).find("live to the end"), std::string::npos);
+}
+
+TEST(PlanLoader, WeightSizeMustMatchItsType) {
+  TPlan p = addPlan();
+  p.functions[0].tensors[1].shape = {5};
+  EXPECT_NE(loadError(buildPlanBytes(p)).find("has 16 bytes but f32 [5] needs 20"), std::string::npos);
+}
+
+TEST(PlanLoader, ConstantSizeMustMatchItsType) {
+  TPlan p = addPlan();
+  p.functions[0].tensors[2].constant.pop_back();
+  std::string err = loadError(buildPlanBytes(p));
+  EXPECT_NE(err.find("holds 12 bytes"), std::string::npos) << err;
+}
+
+TEST(PlanLoader, UnknownFunctionListsTheAvailableOnes) {
+  auto plan = loadPlanBytes(buildPlanBytes(addPlan()));
+  try {
+    plan->function("decoder");
+    FAIL();
+  } catch (const rt::Error &e) {
+    EXPECT_NE(std::string(e.what()).find("(it has: f)"), std::string::npos) << e.what();
+  }
+}
+
+/// Random truncations and bit flips of a valid plan (with a KV slot and a weight) must
+/// load or fail with Error, never crash. Bounded: a fixed number of iterations and seed.
+TEST(PlanLoader, FuzzTruncatedAndBitFlippedPlans) {
+  TPlan p = addPlan();
+  p.functions[0].tensors[0].dims = {"n"};
+  std::string valid = buildPlanBytes(p);
+  std::mt19937_64 rng(20240917);
+  const size_t fbEnd = 64 + reinterpret_cast<const plan::FileHeader *>(valid.data())->fbSize;
+  int loaded = 0, rejected = 0;
+  for (int iter = 0; iter < 20000; ++iter) {
+    std::string bytes = valid;
+    if (iter % 5 == 0) {
+      bytes.resize(std::uniform_int_distribution<size_t>(0, valid.size())(rng));
+    } else {
+      int flips = std::uniform_int_distribution<int>(1, 8)(rng);
+      for (int f = 0; f < flips; ++f) {
+        // Mostly inside the header and the FlatBuffer, where the structure is.
+        size_t limit = (iter % 7 == 0) ? bytes.size() : fbEnd;
+        size_t at = std::uniform_int_distribution<size_t>(0, limit - 1)(rng);
+        bytes[at] = static_cast<char>(bytes[at] ^ (1u << std::uniform_int_distribution<int>(0, 7)(rng)));
+      }
+    }
+    try {
+      auto plan = loadPlanBytes(bytes);
+      // A plan that loads must be internally consistent enough to walk.
+      for (const rt::FunctionInfo &f : plan->functions())
+        for (const rt::OpInfo &op : f.ops)
+          for (uint32_t id : op.inputs)
+            ASSERT_LT(id, f.tensors.size());
+      ++loaded;
+    } catch (const rt::Error &) {
+      ++rejected;
+    }
+  }
+  EXPECT_GT(rejected, 10000);
+  EXPECT_GT(loaded, 0); // flips in padding, names or values still load
+}
+
+} // namespace

@@ -1,0 +1,107 @@
+//===- GenerateMode.cpp - mmrun: multimodal greedy generation ---------------===//
+#include "tools/mmrun/Modes.h"
+
+#include "runtime/core/Error.h"
+#include "runtime/exec/Generator.h"
+#include "runtime/io/Npy.h"
+
+#include "llvm/Support/Format.h"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+
+using namespace mm::rt;
+
+namespace mmrun {
+namespace {
+
+/// "1,300, 300,11" -> ids; throws naming the bad entry.
+std::vector<int64_t> parseIds(const std::string &text) {
+  std::vector<int64_t> ids;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t comma = text.find(',', pos);
+    std::string item = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    size_t b = item.find_first_not_of(" \t"), e = item.find_last_not_of(" \t");
+    item = b == std::string::npos ? "" : item.substr(b, e - b + 1);
+    bool digits = !item.empty() && item.size() <= 18 &&
+                  item.find_first_not_of("0123456789") == std::string::npos;
+    if (!digits)
+      fail("--input-ids: '", item, "' is not a token id (expected comma-separated integers >= 0)");
+    ids.push_back(std::stoll(item));
+    if (comma == std::string::npos)
+      break;
+    pos = comma + 1;
+  }
+  return ids;
+}
+
+} // namespace
+
+int runGenerate(std::shared_ptr<const Plan> plan, const GenerateOptions &o, llvm::raw_ostream &os) {
+  std::vector<int64_t> ids = parseIds(o.inputIds);
+  Generator gen(plan);
+  gen.setProfiling(o.profile);
+  const GenerationInfo &g = gen.info();
+  for (int64_t id : ids)
+    if (g.vocabSize > 0 && id >= g.vocabSize)
+      fail("--input-ids: token id ", id, " is outside the vocabulary (", g.vocabSize, " tokens)");
+
+  Tensor pixels;
+  if (!o.pixelValues.empty())
+    pixels = readTensorFile(o.pixelValues);
+  GenerationOptions options;
+  options.maxNewTokens = o.maxNewTokens;
+  options.kvCapacity = o.kvCapacity;
+  GenerationResult r = gen.generate(o.pixelValues.empty() ? nullptr : &pixels, ids, options);
+  double rss = peakResidentMiB();
+
+  if (!o.dumpDir.empty()) {
+    makeDirectories(o.dumpDir);
+    std::filesystem::path dir(o.dumpDir);
+    if (r.imageFeatures.data)
+      io::writeNpy((dir / "image_features.npy").string(), r.imageFeatures);
+    io::writeNpy((dir / "prefill_last_logits.npy").string(), r.prefillLastLogits);
+  }
+
+  if (o.json) {
+    nlohmann::json j;
+    j["tokens"] = r.tokens;
+    j["prompt_tokens"] = r.promptTokens;
+    j["image_features"] = r.imageFeatureCount;
+    j["stopped_at_eos"] = r.stoppedAtEos;
+    j["timing"] = {{"vision_encoder_ms", r.visionMs},
+                   {"prefill_ms", r.prefillMs},
+                   {"time_to_first_token_ms", r.ttftMs},
+                   {"decode_ms", r.decodeMs},
+                   {"decode_tokens_per_s", r.decodeTokensPerSecond}};
+    j["memory"] = {{"peak_rss_mib", rss}, {"kv_cache_bytes", r.kvCacheBytes}};
+    os << j.dump(1) << "\n";
+  } else {
+    os << "tokens:";
+    for (int64_t t : r.tokens)
+      os << " " << t;
+    os << "\n";
+    os << llvm::format("vision encoder: %.2f ms (%lld image features)\n", r.visionMs,
+                       static_cast<long long>(r.imageFeatureCount));
+    os << llvm::format("time to first token: %.2f ms (prefill %.2f ms, %lld prompt tokens)\n",
+                       r.ttftMs, r.prefillMs, static_cast<long long>(r.promptTokens));
+    os << llvm::format("decode: %.2f tokens/s (%lld tokens in %.2f ms)%s\n",
+                       r.decodeTokensPerSecond, static_cast<long long>(r.tokens.size() - 1),
+                       r.decodeMs, r.stoppedAtEos ? ", stopped at EOS" : "");
+    os << llvm::format("peak memory: %.1f MiB RSS (KV cache %.2f MiB)\n", rss,
+                       static_cast<double>(r.kvCacheBytes) / (1 << 20));
+  }
+  if (o.profile) {
+    if (gen.vision()) {
+      llvm::errs() << "vision encoder ";
+      printProfile(gen.vision()->profile(), llvm::errs());
+    }
+    llvm::errs() << "decoder ";
+    printProfile(gen.decoder().profile(), llvm::errs());
+  }
+  return 0;
+}
+
+} // namespace mmrun

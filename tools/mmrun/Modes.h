@@ -1,0 +1,61 @@
+//===- Modes.h - what mmrun can do with a plan -------------------------------===//
+#ifndef MM_TOOLS_MMRUN_MODES_H
+#define MM_TOOLS_MMRUN_MODES_H
+
+#include "runtime/exec/Executor.h"
+#include "runtime/plan/Plan.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mmrun {
+
+/// Throws unless `device` is "cpu" ("cuda" is not built yet).
+void checkDevice(const std::string &device);
+
+/// Prints functions, signatures, KV-cache slots and generation metadata; returns 0.
+int printInfo(const mm::rt::Plan &plan, llvm::raw_ostream &os);
+
+/// A tensor from a .npy or .pb file (by extension); `name` gets the TensorProto's name.
+mm::rt::Tensor readTensorFile(const std::string &path, std::string *name = nullptr);
+
+/// Time per op kind, slowest first.
+void printProfile(const std::map<std::string, mm::rt::OpProfile> &profile, llvm::raw_ostream &os);
+
+/// "[1, 2.5, ...]": the values of a small tensor (the first `limit` elements).
+std::string valuesString(const mm::rt::Tensor &t, int64_t limit = 64);
+
+/// Creates `dir` and its parents if needed; throws Error.
+void makeDirectories(const std::string &dir);
+
+struct GraphOptions {
+  std::string function;
+  std::vector<std::string> inputs; ///< name=file or file.pb
+  std::string inputDir, outputDir, outputFormat = "npy", compareDir;
+  double atol = 1e-4, rtol = 1e-3;
+  int repeat = 1;
+  bool json = false, profile = false;
+  bool print = false; ///< print output values
+};
+
+/// Runs one function on files; writes/compares its outputs. Returns the exit status
+/// (1 when a comparison fails). Throws Error for bad input.
+int runGraph(std::shared_ptr<const mm::rt::Plan> plan, const GraphOptions &o, llvm::raw_ostream &os);
+
+struct GenerateOptions {
+  std::string pixelValues, inputIds, dumpDir;
+  int64_t maxNewTokens = 16, kvCapacity = 0;
+  bool json = false, profile = false;
+};
+
+/// Multimodal generation; prints tokens and timings. Returns 0; throws Error.
+int runGenerate(std::shared_ptr<const mm::rt::Plan> plan, const GenerateOptions &o,
+                llvm::raw_ostream &os);
+
+} // namespace mmrun
+
+#endif // MM_TOOLS_MMRUN_MODES_H
