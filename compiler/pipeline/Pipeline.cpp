@@ -1,0 +1,54 @@
+//===- Pipeline.cpp - the `mmc compile` pass pipeline -----------------------===//
+#include "compiler/pipeline/Pipeline.h"
+
+#include "compiler/transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+namespace mm {
+namespace {
+
+/// Adds the registered pass `name` (nested on func.func) if it exists. Passes are looked
+/// up by name so the pipeline builds while passes are still being written.
+bool addRegisteredPass(OpPassManager &fpm, StringRef name) {
+  const PassInfo *info = PassInfo::lookup(name);
+  if (!info)
+    return false;
+  return succeeded(info->addToPipeline(fpm, "", [](const Twine &) { return failure(); }));
+}
+
+} // namespace
+
+std::vector<std::string> buildCompilePipeline(PassManager &pm, const PipelineOptions &options) {
+  static const bool registered = [] {
+    registerMMPasses();
+    return true;
+  }();
+  (void)registered;
+  std::vector<std::string> names;
+  OpPassManager &fpm = pm.nest<func::FuncOp>();
+  if (addRegisteredPass(fpm, "mm-fold-shapes"))
+    names.push_back("mm-fold-shapes");
+  if (options.fusion && addRegisteredPass(fpm, "mm-fuse-all"))
+    names.push_back("mm-fuse-all");
+  fpm.addPass(createCanonicalizerPass());
+  fpm.addPass(createCSEPass());
+  names.push_back("canonicalize");
+  names.push_back("cse");
+  return names;
+}
+
+LogicalResult runCompilePipeline(ModuleOp module, const PipelineOptions &options,
+                                 std::vector<std::string> *passNames) {
+  PassManager pm(module.getContext());
+  std::vector<std::string> names = buildCompilePipeline(pm, options);
+  if (passNames)
+    *passNames = names;
+  return pm.run(module);
+}
+
+} // namespace mm

@@ -1,0 +1,38 @@
+//===- Pipeline.h - the `mmc compile` pass pipeline -------------------------===//
+//
+// The one place that decides which passes `mmc compile` runs, in order:
+//   1. shape folding (-mm-fold-shapes),
+//   2. fusion (-mm-fuse-all: every fusion pass in order) unless --no-fusion,
+//   3. canonicalize + cse.
+// Passes are looked up by name in the pass registry, so a pass that is not built yet is
+// skipped; the names of the passes added are returned (and printed by --stats).
+//
+//===----------------------------------------------------------------------===//
+#ifndef MM_COMPILER_PIPELINE_PIPELINE_H
+#define MM_COMPILER_PIPELINE_PIPELINE_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/LogicalResult.h"
+
+#include <string>
+#include <vector>
+
+namespace mm {
+
+struct PipelineOptions {
+  bool fusion = true;          ///< run the fusion passes (--no-fusion turns them off)
+  std::string target = "cpu";  ///< "cpu" or "cuda"
+};
+
+/// Adds the compile pipeline's passes to `pm` (a module-level pass manager). Returns the
+/// names of the passes added, for --stats and tests.
+std::vector<std::string> buildCompilePipeline(mlir::PassManager &pm, const PipelineOptions &options);
+
+/// Runs the compile pipeline on `module`; diagnostics go to the context's handler.
+mlir::LogicalResult runCompilePipeline(mlir::ModuleOp module, const PipelineOptions &options,
+                                       std::vector<std::string> *passNames = nullptr);
+
+} // namespace mm
+
+#endif // MM_COMPILER_PIPELINE_PIPELINE_H

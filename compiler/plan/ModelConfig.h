@@ -1,0 +1,47 @@
+//===- ModelConfig.h - generation metadata from a Hugging Face config.json -===//
+//
+// Reads the fields a multimodal generator needs from config.json (LLaVA-style nesting:
+// top-level image_token_index, text_config.{hidden_size, ...}; flat for text-only
+// models) and generation_config.json (eos/bos token ids) next to it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MM_COMPILER_PLAN_MODELCONFIG_H
+#define MM_COMPILER_PLAN_MODELCONFIG_H
+
+#include "mlir/Support/LogicalResult.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mm {
+
+/// Fields are -1 / empty when the file does not give them.
+struct ModelConfig {
+  std::string path;              ///< the config.json read ("" if none was found)
+  int64_t imageTokenId = -1;     ///< image_token_index or image_token_id
+  int64_t bosTokenId = -1;
+  std::vector<int64_t> eosTokenIds;
+  int64_t hiddenSize = -1;
+  int64_t vocabSize = -1;
+  int64_t numLayers = -1;        ///< num_hidden_layers
+  int64_t numKvHeads = -1;       ///< num_key_value_heads (else num_attention_heads)
+  int64_t headDim = -1;          ///< head_dim (else hidden_size / num_attention_heads)
+  int64_t maxPositions = -1;     ///< max_position_embeddings
+};
+
+/// The config.json that belongs to the model at `modelPath` (an .onnx or .mlir file or a
+/// folder): in its folder, or in the parent when that folder is named `onnx`. Returns ""
+/// when there is none.
+std::string findModelConfig(llvm::StringRef modelPath);
+
+/// Parses `configPath` (and generation_config.json in the same folder, when present).
+/// On a malformed file, writes a message naming the file and field to `error` and fails.
+mlir::LogicalResult readModelConfig(const std::string &configPath, ModelConfig &out,
+                                    std::string &error);
+
+} // namespace mm
+
+#endif // MM_COMPILER_PLAN_MODELCONFIG_H

@@ -1,0 +1,170 @@
+//===- PlanEmitter.cpp - write a module of `mm` functions as a plan file ----===//
+#include "compiler/plan/PlanEmitter.h"
+
+#include "compiler/plan/FunctionEncoder.h"
+#include "compiler/plan/KvCachePattern.h"
+#include "compiler/plan/ModelConfig.h"
+#include "compiler/plan/PlanWriter.h"
+#include "runtime/plan/PlanFormat.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/Path.h"
+
+using namespace mlir;
+namespace fb = mm::plan::fb;
+
+namespace mm {
+namespace {
+
+/// Functions a multimodal generator drives, by the names of the Optimum-style exports.
+constexpr const char *kVision = "vision_encoder";
+constexpr const char *kEmbed = "embed_tokens";
+constexpr const char *kDecoder = "decoder_model_merged";
+
+/// Static dim `d` of the type of value `v`, or -1.
+int64_t staticDim(Type type, int64_t d) {
+  auto t = dyn_cast<RankedTensorType>(type);
+  if (!t || d >= t.getRank())
+    return -1;
+  int64_t i = d < 0 ? d + t.getRank() : d;
+  return t.isDynamicDim(i) ? -1 : t.getDimSize(i);
+}
+
+/// Prefers the graph's value; warns when config.json says otherwise.
+int64_t reconcile(func::FuncOp decoder, const char *what, int64_t graph, int64_t config) {
+  if (graph >= 0 && config >= 0 && graph != config)
+    emitWarning(decoder.getLoc()) << "config.json gives " << what << " = " << config
+                                  << " but the graphs give " << graph << "; using " << graph;
+  return graph >= 0 ? graph : config;
+}
+
+/// GenerationInfo when the module has an embedding and a decoder with a KV cache.
+FailureOr<flatbuffers::Offset<fb::GenerationInfo>>
+encodeGeneration(flatbuffers::FlatBufferBuilder &fbb, ModuleOp module, const PlanEmitOptions &options,
+                 PlanStats &stats) {
+  auto decoder = module.lookupSymbol<func::FuncOp>(kDecoder);
+  auto embed = module.lookupSymbol<func::FuncOp>(kEmbed);
+  auto vision = module.lookupSymbol<func::FuncOp>(kVision);
+  if (!decoder || !embed)
+    return flatbuffers::Offset<fb::GenerationInfo>();
+
+  ModelConfig config;
+  std::string configPath =
+      options.configPath.empty() ? findModelConfig(options.modelPath) : options.configPath;
+  if (!configPath.empty()) {
+    std::string error;
+    if (failed(readModelConfig(configPath, config, error)))
+      return emitError(module.getLoc()) << error;
+  }
+  stats.configPath = config.path;
+
+  std::vector<KvCacheMatch> slots = findKvCacheSlots(decoder);
+  int64_t layers = -1, kvHeads = -1, headDim = -1;
+  for (const KvCacheMatch &m : slots) {
+    layers = std::max<int64_t>(layers, m.layer + 1);
+    Type past = decoder.getArgument(m.argIndex).getType();
+    kvHeads = staticDim(past, 1);
+    headDim = staticDim(past, -1);
+  }
+  int64_t hidden = -1, vocab = -1;
+  for (unsigned i = 0; i < decoder.getNumArguments(); ++i)
+    if (argName(decoder, i) == "inputs_embeds")
+      hidden = staticDim(decoder.getArgument(i).getType(), -1);
+  for (unsigned i = 0; i < decoder.getNumResults(); ++i)
+    if (resultName(decoder, i) == "logits")
+      vocab = staticDim(decoder.getResultTypes()[i], -1);
+  if (vision && config.imageTokenId < 0)
+    emitWarning(module.getLoc())
+        << "no image token id: no config.json with image_token_index next to the model "
+           "(pass --config); prompts with images cannot be run";
+
+  auto str = [&](func::FuncOp f) {
+    return f ? fbb.CreateString(f.getSymName().str()) : flatbuffers::Offset<flatbuffers::String>();
+  };
+  auto visionName = str(vision), embedName = str(embed), decoderName = str(decoder);
+  auto eos = fbb.CreateVector(config.eosTokenIds);
+  stats.generation = true;
+  return fb::CreateGenerationInfo(
+      fbb, visionName, embedName, decoderName, config.imageTokenId, config.bosTokenId, eos,
+      reconcile(decoder, "hidden_size", hidden, config.hiddenSize),
+      reconcile(decoder, "vocab_size", vocab, config.vocabSize),
+      static_cast<int32_t>(reconcile(decoder, "num_hidden_layers", layers, config.numLayers)),
+      reconcile(decoder, "num_key_value_heads", kvHeads, config.numKvHeads),
+      reconcile(decoder, "head_dim", headDim, config.headDim), config.maxPositions);
+}
+
+std::string modelDirOf(StringRef modelPath) {
+  if (modelPath.empty())
+    return "";
+  if (llvm::sys::fs::is_directory(modelPath))
+    return modelPath.str();
+  return llvm::sys::path::parent_path(modelPath).str();
+}
+
+} // namespace
+
+void PlanStats::print(llvm::raw_ostream &os) const {
+  os << "plan: " << functions.size() << " function(s), " << weights << " weights ("
+     << weightBytes << " bytes), inline constants " << constantBytes << " bytes, FlatBuffer "
+     << flatbufferBytes << " bytes, file " << fileBytes << " bytes\n";
+  for (const FunctionPlanStats &f : functions)
+    os << "  @" << f.name << ": " << f.ops << " ops, " << f.tensors << " tensors ("
+       << f.activations << " activations, " << f.weights << " weights, " << f.constants
+       << " constants), " << f.kvSlots << " KV-cache slots\n";
+  os << "  generation metadata: " << (generation ? "yes" : "no");
+  if (generation)
+    os << " (config: " << (configPath.empty() ? "none found" : configPath) << ")";
+  os << "\n";
+}
+
+LogicalResult emitPlan(ModuleOp module, const PlanEmitOptions &options, StringRef outputPath,
+                       PlanStats *statsOut) {
+  PlanStats stats;
+  flatbuffers::FlatBufferBuilder fbb(1 << 20);
+  WeightTable weights;
+  std::vector<flatbuffers::Offset<fb::Function>> functions;
+  for (auto fn : module.getOps<func::FuncOp>()) {
+    FunctionPlanStats fstats;
+    auto encoded = encodeFunction(fbb, fn, weights, fstats, stats.constantBytes);
+    if (failed(encoded))
+      return failure();
+    functions.push_back(*encoded);
+    stats.functions.push_back(fstats);
+  }
+  if (functions.empty())
+    return emitError(module.getLoc()) << "the module has no function to put in a plan";
+  auto generation = encodeGeneration(fbb, module, options, stats);
+  if (failed(generation))
+    return failure();
+
+  std::vector<flatbuffers::Offset<fb::WeightRef>> weightRefs;
+  for (const WeightEntry &w : weights.entries())
+    weightRefs.push_back(fb::CreateWeightRef(fbb, fbb.CreateString(w.name), w.blobOffset, w.length));
+  auto producer = fbb.CreateString(options.producer);
+  auto target = fbb.CreateString(options.target);
+  auto functionsVec = fbb.CreateVector(functions);
+  auto weightsVec = fbb.CreateVector(weightRefs);
+  auto root = fb::CreatePlan(fbb, plan::kPlanFormatVersion, producer, target, fb::DType::f32,
+                             functionsVec, weightsVec, plan::kWeightAlignment, weights.blobSize(),
+                             *generation);
+  fb::FinishPlanBuffer(fbb, root);
+  if (fbb.GetSize() >= (1u << 31))
+    return emitError(module.getLoc()) << "the plan's FlatBuffer is " << fbb.GetSize()
+                                      << " bytes, over the 2 GiB limit";
+
+  stats.weights = weights.entries().size();
+  stats.weightBytes = weights.blobSize();
+  stats.flatbufferBytes = fbb.GetSize();
+  if (failed(writePlanFile(outputPath, llvm::ArrayRef<uint8_t>(fbb.GetBufferPointer(), fbb.GetSize()),
+                           weights, modelDirOf(options.modelPath), module.getLoc(),
+                           stats.fileBytes)))
+    return failure();
+  if (statsOut)
+    *statsOut = std::move(stats);
+  return success();
+}
+
+} // namespace mm

@@ -1,0 +1,24 @@
+//===- PlanWriter.h - write a plan file atomically --------------------------===//
+#ifndef MM_COMPILER_PLAN_PLANWRITER_H
+#define MM_COMPILER_PLAN_PLANWRITER_H
+
+#include "compiler/plan/FunctionEncoder.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+namespace mm {
+
+/// Writes the plan file layout of runtime/plan/PlanFormat.h: header, `flatbuffer`, zero
+/// padding to a 4 KiB boundary, then every weight of `weights` copied in 4 MiB chunks
+/// from its source (relative sources are tried as given, then under `modelDir`) to its
+/// blob offset. Writes to a temporary file next to `outputPath` and renames it at the
+/// end; on any error (diagnostic at the weight's location, or at `loc` for I/O) the
+/// temporary file is removed and nothing is left at `outputPath`.
+mlir::LogicalResult writePlanFile(llvm::StringRef outputPath, llvm::ArrayRef<uint8_t> flatbuffer,
+                                  const WeightTable &weights, llvm::StringRef modelDir,
+                                  mlir::Location loc, uint64_t &fileBytes);
+
+} // namespace mm
+
+#endif // MM_COMPILER_PLAN_PLANWRITER_H

@@ -1,0 +1,99 @@
+//===- Compile.cpp - `mmc compile` -------------------------------------------===//
+#include "tools/mmc/Compile.h"
+
+#include "compiler/import/onnx/OnnxImporter.h"
+#include "compiler/pipeline/Pipeline.h"
+#include "compiler/plan/PlanEmitter.h"
+#include "compiler/support/OpStats.h"
+#include "mm/MMDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace mm {
+namespace {
+
+int usageError(const llvm::Twine &message) {
+  llvm::WithColor::error(llvm::errs(), "mmc") << message << "\n";
+  return 1;
+}
+
+mlir::OwningOpRef<mlir::ModuleOp> loadModule(const CompileRequest &r, mlir::MLIRContext &ctx,
+                                             llvm::SourceMgr &sourceMgr) {
+  if (llvm::StringRef(r.input).ends_with(".mlir"))
+    return mlir::parseSourceFile<mlir::ModuleOp>(r.input, sourceMgr, &ctx);
+  auto module = importOnnx(r.input, ctx);
+  if (mlir::failed(module))
+    return nullptr;
+  return std::move(*module);
+}
+
+int compile(const CompileRequest &r) {
+  if (r.target != "cpu" && r.target != "cuda")
+    return usageError("unknown --target '" + r.target + "' (expected cpu or cuda)");
+  if (r.dtype != "f32") {
+    if (r.dtype == "f16" || r.dtype == "bf16")
+      return usageError("--dtype " + r.dtype + " is not implemented yet (only f32)");
+    return usageError("unknown --dtype '" + r.dtype + "' (expected f32, f16 or bf16)");
+  }
+  if (!llvm::sys::fs::exists(r.input))
+    return usageError("no such file or folder: '" + r.input + "'");
+
+  mlir::DialectRegistry registry;
+  registry.insert<MMDialect, mlir::func::FuncDialect>();
+  mlir::MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  llvm::SourceMgr sourceMgr;
+  mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, &ctx);
+
+  mlir::OwningOpRef<mlir::ModuleOp> module = loadModule(r, ctx, sourceMgr);
+  if (!module || mlir::failed(mlir::verify(*module)))
+    return 1;
+  if (r.stats) {
+    llvm::errs() << "imported:\n";
+    printOpCounts(llvm::errs(), countOpsPerFunction(*module));
+  }
+  PipelineOptions pipeline;
+  pipeline.fusion = r.fusion;
+  pipeline.target = r.target;
+  std::vector<std::string> passes;
+  if (mlir::failed(runCompilePipeline(*module, pipeline, &passes)))
+    return 1;
+  if (r.stats) {
+    llvm::errs() << "after passes:";
+    for (const std::string &p : passes)
+      llvm::errs() << " " << p;
+    llvm::errs() << "\n";
+    printOpCounts(llvm::errs(), countOpsPerFunction(*module));
+  }
+  PlanEmitOptions emit;
+  emit.target = r.target;
+  emit.producer = "mmc " MM_VERSION;
+  emit.modelPath = r.input;
+  emit.configPath = r.config;
+  PlanStats stats;
+  if (mlir::failed(emitPlan(*module, emit, r.output, &stats)))
+    return 1;
+  if (r.stats)
+    stats.print(llvm::errs());
+  return 0;
+}
+
+} // namespace
+
+int runCompile(const CompileRequest &request) {
+  int rc = compile(request);
+  if (rc != 0 && llvm::sys::fs::exists(request.output))
+    llvm::sys::fs::remove(request.output);
+  return rc;
+}
+
+} // namespace mm

@@ -1,0 +1,26 @@
+//===- Compile.h - `mmc compile` ---------------------------------------------===//
+#ifndef MM_TOOLS_MMC_COMPILE_H
+#define MM_TOOLS_MMC_COMPILE_H
+
+#include <string>
+
+namespace mm {
+
+struct CompileRequest {
+  std::string input;      ///< .onnx file, model folder, or .mlir file (textual mm IR)
+  std::string output;     ///< plan file
+  std::string target = "cpu";
+  std::string dtype = "f32";
+  std::string config;     ///< explicit config.json ("" = next to the model)
+  bool stats = false;     ///< print op counts and plan statistics to stderr
+  bool fusion = true;
+};
+
+/// Imports (or parses) the model, runs the compile pipeline, and writes the plan
+/// atomically. On failure prints diagnostics, removes any file at `output` (like a C
+/// compiler, a failed compile leaves no plan behind) and returns 1; else 0.
+int runCompile(const CompileRequest &request);
+
+} // namespace mm
+
+#endif // MM_TOOLS_MMC_COMPILE_H
