@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cpu/Gemm.h"
+#include "runtime/cpu/FastExp.h"
 #include "runtime/cpu/KernelUtil.h"
 #include "runtime/cpu/Registration.h"
 
@@ -57,15 +58,23 @@ void attentionImpl(const AttnGeom &g, const C *q, const C *k, const C *v, const 
       // The query heads sharing KV head kvh are consecutive: their rows form one matrix.
       int64_t qRow0 = (b * g.Hq + kvh * ratio) * g.S + r0;
       const C *kb = k + (b * g.Hkv + kvh) * g.T * g.D, *vb = v + (b * g.Hkv + kvh) * g.T * g.Dv;
-      gemm<C>(false, true, m, g.T, g.D, q + qRow0 * g.D, g.D, kb, g.D, scores.data(), g.T);
+      // Keys visible to row r (before the mask): t < limit(r). Under `causal` the block
+      // only needs the keys up to its largest limit, so both GEMMs stop there.
+      auto limitOf = [&](int64_t r) {
+        int64_t s = r % g.S;
+        return g.causal ? std::min(g.T, std::max<int64_t>(s + g.T - g.S + 1, 0)) : g.T;
+      };
+      int64_t tEnd = 0;
+      for (int64_t i = 0; i < m; ++i)
+        tEnd = std::max(tEnd, limitOf(r0 + i));
+      gemm<C>(false, true, m, tEnd, g.D, q + qRow0 * g.D, g.D, kb, g.D, scores.data(), tEnd);
       for (int64_t i = 0; i < m; ++i) {
-        int64_t r = r0 + i, h = kvh * ratio + r / g.S, s = r % g.S;
-        int64_t limit = g.causal ? std::min(g.T, std::max<int64_t>(s + g.T - g.S + 1, 0)) : g.T;
-        C *row = scores.data() + i * g.T;
+        int64_t r = r0 + i, h = kvh * ratio + r / g.S, s = r % g.S, limit = limitOf(r);
+        C *row = scores.data() + i * tEnd;
         int64_t mbase = b * mask.strides[0] + h * mask.strides[1] + s * mask.strides[2];
         C mx = negInf;
-        for (int64_t t = 0; t < g.T; ++t) {
-          C val = t < limit ? row[t] * scale : negInf;
+        for (int64_t t = 0; t < limit; ++t) {
+          C val = row[t] * scale;
           if (mask.boolData && !mask.boolData[mbase + t * mask.strides[3]])
             val = negInf;
           else if (mask.addData)
@@ -74,19 +83,20 @@ void attentionImpl(const AttnGeom &g, const C *q, const C *k, const C *v, const 
           mx = val > mx ? val : mx;
         }
         if (mx == negInf) { // fully masked: zeros (see the file comment)
-          std::fill(row, row + g.T, C(0));
+          std::fill(row, row + tEnd, C(0));
           continue;
         }
+        for (int64_t t = 0; t < limit; ++t) // separate from the sum: vectorizes
+          row[t] = fastExp(row[t] - mx);   // exp(-inf) = 0
         C sum = 0;
-        for (int64_t t = 0; t < g.T; ++t) {
-          row[t] = std::exp(row[t] - mx);
+        for (int64_t t = 0; t < limit; ++t)
           sum += row[t];
-        }
         C inv = C(1) / sum;
-        for (int64_t t = 0; t < g.T; ++t)
+        for (int64_t t = 0; t < limit; ++t)
           row[t] *= inv;
+        std::fill(row + limit, row + tEnd, C(0));
       }
-      gemm<C>(false, false, m, g.Dv, g.T, scores.data(), g.T, vb, g.Dv, out + qRow0 * g.Dv, g.Dv);
+      gemm<C>(false, false, m, g.Dv, tEnd, scores.data(), tEnd, vb, g.Dv, out + qRow0 * g.Dv, g.Dv);
     }
   });
 }

@@ -2,9 +2,12 @@
 #include "runtime/cpu/Gemm.h"
 
 #include "runtime/core/Error.h"
+#include "runtime/core/Parallel.h"
 
 #include <algorithm>
 #include <climits>
+#include <mutex>
+
 #include <cblas.h>
 
 namespace mm::rt::cpu {
@@ -14,6 +17,52 @@ int blasInt(int64_t v) {
   if (v > INT_MAX)
     fail("gemm: dimension ", v, " exceeds the BLAS integer range");
   return static_cast<int>(std::max<int64_t>(v, 1));
+}
+
+/// Parallelism comes from the runtime's pool (see Gemm.h).
+void blasSingleThreaded() {
+  static std::once_flag once;
+  std::call_once(once, [] { openblas_set_num_threads(1); });
+}
+
+/// Multiply-adds below which a product runs on one thread.
+constexpr int64_t kParallelMacs = int64_t(1) << 20;
+/// Column blocks are multiples of this (keeps SIMD alignment of the split).
+constexpr int64_t kColumnAlign = 16;
+
+template <typename T>
+void gemv(bool trans, int64_t rows, int64_t cols, const T *A, int64_t lda, const T *x, int64_t incx,
+          T beta, T *y, int64_t incy) {
+  auto t = trans ? CblasTrans : CblasNoTrans;
+  if constexpr (sizeof(T) == 4)
+    cblas_sgemv(CblasRowMajor, t, blasInt(rows), blasInt(cols), 1.0f, A, blasInt(lda), x,
+                blasInt(incx), beta, y, blasInt(incy));
+  else
+    cblas_dgemv(CblasRowMajor, t, blasInt(rows), blasInt(cols), 1.0, A, blasInt(lda), x,
+                blasInt(incx), beta, y, blasInt(incy));
+}
+
+/// One block, on the calling thread.
+template <typename T>
+void gemmBlock(bool transA, bool transB, int64_t M, int64_t N, int64_t K, const T *A, int64_t lda,
+               const T *B, int64_t ldb, T *C, int64_t ldc, T beta) {
+  if (M == 1) {
+    // c[N] = op(B)^T a: op(B) = B [K, N] -> B^T a (gemv Trans); op(B) = B^T, B [N, K] -> B a.
+    gemv<T>(!transB, transB ? N : K, transB ? K : N, B, ldb, A, transA ? lda : 1, beta, C, 1);
+    return;
+  }
+  if (N == 1) {
+    // c[M] (stride ldc) = op(A) b, b a column of op(B).
+    gemv<T>(transA, transA ? K : M, transA ? M : K, A, lda, B, transB ? 1 : ldb, beta, C, ldc);
+    return;
+  }
+  auto ta = transA ? CblasTrans : CblasNoTrans, tb = transB ? CblasTrans : CblasNoTrans;
+  if constexpr (sizeof(T) == 4)
+    cblas_sgemm(CblasRowMajor, ta, tb, blasInt(M), blasInt(N), blasInt(K), 1.0f, A, blasInt(lda),
+                B, blasInt(ldb), beta, C, blasInt(ldc));
+  else
+    cblas_dgemm(CblasRowMajor, ta, tb, blasInt(M), blasInt(N), blasInt(K), 1.0, A, blasInt(lda),
+                B, blasInt(ldb), beta, C, blasInt(ldc));
 }
 
 } // namespace
@@ -29,13 +78,35 @@ void gemm(bool transA, bool transB, int64_t M, int64_t N, int64_t K, const T *A,
         C[i * ldc + j] = beta == T(0) ? T(0) : beta * C[i * ldc + j];
     return;
   }
-  auto ta = transA ? CblasTrans : CblasNoTrans, tb = transB ? CblasTrans : CblasNoTrans;
-  if constexpr (sizeof(T) == 4)
-    cblas_sgemm(CblasRowMajor, ta, tb, blasInt(M), blasInt(N), blasInt(K), 1.0f, A, blasInt(lda),
-                B, blasInt(ldb), beta, C, blasInt(ldc));
-  else
-    cblas_dgemm(CblasRowMajor, ta, tb, blasInt(M), blasInt(N), blasInt(K), 1.0, A, blasInt(lda),
-                B, blasInt(ldb), beta, C, blasInt(ldc));
+  blasSingleThreaded();
+  int64_t parts = std::min<int64_t>(numThreads(), (M * N * K) / kParallelMacs);
+  if (parts <= 1) {
+    gemmBlock(transA, transB, M, N, K, A, lda, B, ldb, C, ldc, beta);
+    return;
+  }
+  if (M >= N) {
+    // Row blocks: rows m0.. of op(A) and C.
+    int64_t rows = (M + parts - 1) / parts;
+    parallelFor(parts, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t p = begin; p < end; ++p) {
+        int64_t m0 = p * rows, m = std::min(rows, M - m0);
+        if (m > 0)
+          gemmBlock(transA, transB, m, N, K, transA ? A + m0 : A + m0 * lda, lda, B, ldb,
+                    C + m0 * ldc, ldc, beta);
+      }
+    });
+  } else {
+    // Column blocks: columns n0.. of op(B) and C.
+    int64_t cols = ((N + parts - 1) / parts + kColumnAlign - 1) / kColumnAlign * kColumnAlign;
+    parallelFor(parts, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t p = begin; p < end; ++p) {
+        int64_t n0 = p * cols, n = std::min(cols, N - n0);
+        if (n > 0)
+          gemmBlock(transA, transB, M, n, K, A, lda, transB ? B + n0 * ldb : B + n0, ldb, C + n0,
+                    ldc, beta);
+      }
+    });
+  }
 }
 
 template void gemm<float>(bool, bool, int64_t, int64_t, int64_t, const float *, int64_t,

@@ -8,7 +8,14 @@ namespace mm::rt::cpu {
 
 /// C = op(A) op(B) + beta C for row-major matrices, C [M, N], op(A) [M, K], op(B) [K, N];
 /// op(X) is X or its transpose; lda/ldb/ldc are row strides in elements. T is float
-/// (cblas_sgemm) or double (cblas_dgemm). K = 0 gives beta C; M = 0 or N = 0 does nothing.
+/// (OpenBLAS sgemm/sgemv) or double (dgemm/dgemv). K = 0 gives beta C; M = 0 or N = 0
+/// does nothing.
+///
+/// OpenBLAS runs single-threaded (set once, process-wide); large products are split
+/// into row or column blocks over the runtime's thread pool instead, so a GEMM issued
+/// from inside a parallelFor (e.g. per attention head) does not oversubscribe the cores.
+/// Matrix-vector products (M = 1 or N = 1) go through gemv, which is several times
+/// faster than gemm for them (decode-time linears).
 template <typename T>
 void gemm(bool transA, bool transB, int64_t M, int64_t N, int64_t K, const T *A, int64_t lda,
           const T *B, int64_t ldb, T *C, int64_t ldc, T beta = T(0));

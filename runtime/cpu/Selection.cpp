@@ -89,13 +89,16 @@ void argKernel(KernelContext &ctx, const std::vector<const Tensor *> &inputs,
 /// values and indices of the k largest (or smallest) along axis, sorted.
 void topkKernel(KernelContext &ctx, const std::vector<const Tensor *> &inputs,
                 std::vector<Tensor> &outputs) {
-  checkInputCount(ctx, inputs, 1, 1);
+  checkInputCount(ctx, inputs, 2, 2);
   const Tensor &x = *inputs[0];
   std::string op = opName(ctx);
   if (x.rank() < 1)
     fail(op, ": input must have rank >= 1");
   int64_t axis = normalizeAxis(op, ctx.attrs().getInt("axis", -1), x.rank());
-  int64_t k = ctx.attrs().getInt("k");
+  std::vector<int64_t> ks = readInts(op, "k", *inputs[1]);
+  if (ks.size() != 1)
+    fail(op, ": k must hold one value, got ", ks.size());
+  int64_t k = ks[0];
   bool largest = ctx.attrs().getInt("largest", 1) != 0;
   AxisSplit p = splitAt(x.shape, axis);
   if (k < 0 || k > p.n)

@@ -1,9 +1,11 @@
 //===- Softmax.cpp - softmax along one axis (ONNX Softmax-13) ---------------===//
 //
 // exp(x - max) / sum(exp(x - max)) per line along the axis, computing in f32 (f64 for
-// f64 tensors). A line that is all -inf gives NaN, as ONNX's reference does.
+// f64 tensors); exp is FastExp.h's. A line that is all -inf gives NaN, as ONNX's
+// reference does.
 //
 //===----------------------------------------------------------------------===//
+#include "runtime/cpu/FastExp.h"
 #include "runtime/cpu/KernelUtil.h"
 #include "runtime/cpu/Registration.h"
 
@@ -32,11 +34,11 @@ void softmaxImpl(const Tensor &x, Tensor &y, int64_t axis) {
                     buf[k] = Elem<S>::load(in[base + k * inner]);
                     mx = std::isnan(buf[k]) || buf[k] > mx ? buf[k] : mx;
                   }
+                  for (int64_t k = 0; k < n; ++k) // separate from the sum: vectorizes
+                    buf[k] = fastExp(buf[k] - mx);
                   C sum = 0;
-                  for (int64_t k = 0; k < n; ++k) {
-                    buf[k] = std::exp(buf[k] - mx);
+                  for (int64_t k = 0; k < n; ++k)
                     sum += buf[k];
-                  }
                   C inv = C(1) / sum;
                   for (int64_t k = 0; k < n; ++k)
                     out[base + k * inner] = Elem<S>::store(buf[k] * inv);

@@ -37,7 +37,8 @@ TEST(ArgMax, TiesKeepdimsAndLastIndex) {
 }
 
 Tensor topk(const Tensor &x, int64_t k, int64_t axis, bool largest, std::vector<Tensor> &both) {
-  both = OpRun("mm.topk").in(x).attr("k", k).attr("axis", axis).attr("largest", int64_t(largest))
+  Tensor kt = makeI64({1}, {k});
+  both = OpRun("mm.topk").in(x).in(kt).attr("axis", axis).attr("largest", int64_t(largest))
              .out(x.dtype).out(DType::i64).run();
   return both[0];
 }
