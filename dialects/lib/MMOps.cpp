@@ -374,6 +374,38 @@ LogicalResult TileOp::verify() {
   return success();
 }
 
+LogicalResult PadOp::verify() {
+  auto in = tensorType(getInput());
+  int64_t rank = in.getRank();
+  ArrayRef<int64_t> pads = getPads();
+  if (static_cast<int64_t>(pads.size()) != 2 * rank)
+    return emitOpError() << "pads has " << pads.size() << " entries but needs " << 2 * rank;
+  if (getValue()) {
+    auto v = tensorType(getValue());
+    if (v.getElementType() != in.getElementType())
+      return emitOpError("value must have the input's element type");
+    if (v.hasStaticShape() && v.getNumElements() != 1)
+      return emitOpError("value must hold exactly one element");
+    if (getMode() != PadMode::constant)
+      return emitOpError("value is only allowed in constant mode");
+  }
+  SmallVector<int64_t> expected;
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t d = in.getDimSize(i);
+    if (ShapedType::isDynamic(d)) {
+      expected.push_back(ShapedType::kDynamic);
+      continue;
+    }
+    int64_t size = d + pads[i] + pads[rank + i];
+    if (size < 0)
+      return emitOpError() << "pads crop dim " << i << " of size " << d << " below zero";
+    if (getMode() == PadMode::reflect && (pads[i] >= d || pads[rank + i] >= d))
+      return emitOpError() << "reflect pads must be smaller than dim " << i << " (" << d << ")";
+    expected.push_back(size);
+  }
+  return verifyShape(*this, expected, tensorType(getResult()));
+}
+
 LogicalResult TriluOp::verify() {
   if (tensorType(getInput()).getRank() < 2)
     return emitOpError("input must have rank >= 2");

@@ -4,8 +4,17 @@
 //   mmc compile <model> -o plan.fb [--target cpu|cuda] [--dtype f32|f16|bf16]
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/import/onnx/OnnxImporter.h"
+#include "compiler/support/OpStats.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Error.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -19,6 +28,10 @@ static cl::opt<std::string> importInput(cl::Positional, cl::Required, cl::sub(im
 static cl::opt<std::string> importOutput("o", cl::sub(importCmd), cl::init("-"),
                                          cl::desc("Output .mlir file (default: stdout)"),
                                          cl::value_desc("file"));
+static cl::opt<bool> importStats("stats", cl::sub(importCmd),
+                                 cl::desc("Print op counts per function to stderr"));
+static cl::opt<bool> importDebugInfo("mlir-print-debuginfo", cl::sub(importCmd),
+                                     cl::desc("Print op locations (file and ONNX node)"));
 
 static cl::opt<std::string> compileInput(cl::Positional, cl::Required, cl::sub(compileCmd),
                                          cl::desc("<model.onnx | folder>"));
@@ -35,13 +48,38 @@ static int notImplemented(llvm::StringRef what, llvm::StringRef where) {
   return 1;
 }
 
+/// `mmc import`: ONNX file or folder -> mm dialect, printed to stdout or written to -o
+/// atomically (a temporary file renamed into place; nothing is written on failure).
+static int runImport() {
+  mlir::MLIRContext ctx;
+  llvm::SourceMgr sourceMgr;
+  mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, &ctx);
+  auto module = mm::importOnnx(importInput, ctx);
+  if (mlir::failed(module))
+    return 1;
+  if (importStats)
+    mm::printOpCounts(llvm::errs(), mm::countOpsPerFunction(**module));
+  mlir::OpPrintingFlags flags;
+  if (importDebugInfo)
+    flags.enableDebugInfo();
+  if (llvm::Error err = llvm::writeToOutput(importOutput, [&](llvm::raw_ostream &os) {
+        (*module)->print(os, flags);
+        return llvm::Error::success();
+      })) {
+    llvm::WithColor::error(llvm::errs(), "mmc")
+        << "cannot write '" << importOutput << "': " << llvm::toString(std::move(err)) << "\n";
+    return 1;
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::SetVersionPrinter([](llvm::raw_ostream &os) { os << "mmc " MM_VERSION "\n"; });
   cl::ParseCommandLineOptions(argc, argv,
                               "mmc: ahead-of-time compiler for multimodal transformer models\n");
   if (importCmd)
-    return notImplemented("mmc import", "the ONNX importer");
+    return runImport();
   if (compileCmd)
     return notImplemented("mmc compile", "the plan emitter");
   llvm::WithColor::error(llvm::errs(), "mmc") << "no subcommand given; see 'mmc --help'\n";

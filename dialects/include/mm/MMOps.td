@@ -272,6 +272,33 @@ def MM_TileOp : MM_Op<"tile", [AllElementTypesMatch<["input", "result"]>]> {
   let hasVerifier = 1;
 }
 
+def MM_PadMode : I32EnumAttr<"PadMode", "ONNX Pad mode",
+    [I32EnumAttrCase<"constant", 0>, I32EnumAttrCase<"reflect", 1>,
+     I32EnumAttrCase<"edge", 2>, I32EnumAttrCase<"wrap", 3>]> {
+  let cppNamespace = "::mm";
+  let genSpecializedAttr = 0;
+}
+def MM_PadModeAttr : EnumAttr<MM_Dialect, MM_PadMode, "pad_mode"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def MM_PadOp : MM_Op<"pad", [AllElementTypesMatch<["input", "result"]>]> {
+  let summary = "ONNX Pad with static pads [begin_0, ..., begin_{r-1}, end_0, ..., end_{r-1}]";
+  let description = [{
+    Result dim i = input dim i + pads[i] + pads[rank + i]; negative pads crop. Modes:
+    `constant` fills with `value` (a one-element tensor of the input's element type, zero
+    when absent), `reflect` mirrors without repeating the edge element, `edge` repeats the
+    edge element, `wrap` continues cyclically.
+  }];
+  let arguments = (ins MM_Tensor:$input, Optional<MM_Tensor>:$value, DenseI64ArrayAttr:$pads,
+                       DefaultValuedAttr<MM_PadModeAttr, "::mm::PadMode::constant">:$mode);
+  let results = (outs MM_Tensor:$result);
+  let assemblyFormat = [{
+    $input (`,` $value^)? attr-dict `:` type($input) (`,` type($value)^)? `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def MM_TriluOp : MM_Op<"trilu", [AllElementTypesMatch<["input", "result"]>]> {
   let summary = "ONNX Trilu: keep the upper or lower triangle of the last two dims";
   let arguments = (ins MM_Tensor:$input, DefaultValuedAttr<I64Attr, "0">:$k,

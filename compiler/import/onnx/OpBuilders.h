@@ -1,0 +1,65 @@
+//===- OpBuilders.h - small building blocks shared by the op handlers ------===//
+#ifndef MM_COMPILER_IMPORT_ONNX_OPBUILDERS_H
+#define MM_COMPILER_IMPORT_ONNX_OPBUILDERS_H
+
+#include "compiler/import/onnx/GraphImporter.h"
+#include "compiler/import/onnx/ShapeInference.h"
+
+#include "mm/MMOps.h"
+
+namespace mm::onnx_import {
+
+/// The static/dynamic dims of a ranked tensor value.
+inline Shape shapeOf(mlir::Value v) {
+  return Shape(mlir::cast<mlir::RankedTensorType>(v.getType()).getShape());
+}
+
+/// `v`'s element type with `shape`.
+inline mlir::RankedTensorType withShape(mlir::Value v, llvm::ArrayRef<int64_t> shape) {
+  return mlir::RankedTensorType::get(
+      shape, mlir::cast<mlir::RankedTensorType>(v.getType()).getElementType());
+}
+
+/// An elementwise mm op with numpy broadcasting; the result has `a`'s element type, or i1
+/// when `boolResult`. Errors at the node when the shapes do not broadcast.
+template <typename OpT>
+mlir::FailureOr<mlir::Value> buildBroadcast(NodeContext &c, mlir::Value a, mlir::Value b,
+                                            bool boolResult = false) {
+  auto shape = broadcastShapes({shapeOf(a), shapeOf(b)});
+  if (!shape)
+    return c.error() << "operands do not broadcast: " << a.getType() << ", " << b.getType();
+  mlir::Type elt = boolResult ? mlir::Type(c.builder().getI1Type())
+                              : mlir::cast<mlir::RankedTensorType>(a.getType()).getElementType();
+  return c.create<OpT>(mlir::RankedTensorType::get(*shape, elt), a, b).getResult();
+}
+
+/// mm.reshape of `v` to the constant shape vector `shape` (ONNX 0 / -1 conventions).
+inline mlir::Value buildReshape(NodeContext &c, mlir::Value v, llvm::ArrayRef<int64_t> shape) {
+  mlir::Value s = c.constI64(shape);
+  Shape out = reshapeShape(v, c.known(s), shape.size(), /*allowZero=*/false);
+  return c.create<ReshapeOp>(withShape(v, out), v, s);
+}
+
+/// mm.transpose of `v` by `perm`.
+inline mlir::Value buildTranspose(NodeContext &c, mlir::Value v, llvm::ArrayRef<int64_t> perm) {
+  Shape in = shapeOf(v), out;
+  for (int64_t p : perm)
+    out.push_back(in[p]);
+  return c.create<TransposeOp>(withShape(v, out), v, perm);
+}
+
+/// mm.unsqueeze / mm.squeeze of one axis (in [0, rank]).
+inline mlir::Value buildUnsqueeze(NodeContext &c, mlir::Value v, int64_t axis) {
+  Shape s = shapeOf(v);
+  s.insert(s.begin() + axis, 1);
+  return c.create<UnsqueezeOp>(withShape(v, s), v, llvm::ArrayRef<int64_t>{axis});
+}
+inline mlir::Value buildSqueeze(NodeContext &c, mlir::Value v, int64_t axis) {
+  Shape s = shapeOf(v);
+  s.erase(s.begin() + axis);
+  return c.create<SqueezeOp>(withShape(v, s), v, llvm::ArrayRef<int64_t>{axis});
+}
+
+} // namespace mm::onnx_import
+
+#endif // MM_COMPILER_IMPORT_ONNX_OPBUILDERS_H

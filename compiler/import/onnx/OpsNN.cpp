@@ -1,0 +1,297 @@
+//===- OpsNN.cpp - contractions, convolution, reductions, normalizations --===//
+//
+// MatMul, Gemm (transpose / matmul / mul / add), Conv (1-D and 2-D), Softmax, Reduce*,
+// LayerNormalization, RMSNormalization. Einsum lives in OpsEinsum.cpp.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/import/onnx/OpBuilders.h"
+
+#include <numeric>
+
+using namespace mlir;
+
+namespace mm::onnx_import {
+
+namespace {
+
+constexpr int64_t kDyn = ShapedType::kDynamic;
+
+FailureOr<Value> matmul(NodeContext &c, Value a, Value b) {
+  auto shape = matmulShape(shapeOf(a), shapeOf(b));
+  if (!shape)
+    return c.error() << "MatMul operands do not fit: " << a.getType() << " x " << b.getType();
+  return c.create<MatMulOp>(withShape(a, *shape), a, b).getResult();
+}
+
+template <typename OpT>
+FailureOr<Value> broadcastOp(NodeContext &c, Value a, Value b) {
+  return buildBroadcast<OpT>(c, a, b);
+}
+
+LogicalResult importMatMul(NodeContext &c) {
+  if (failed(c.requireInputs(2)))
+    return failure();
+  auto v = matmul(c, c.in(0), c.in(1));
+  if (failed(v))
+    return failure();
+  c.setOutput(0, *v);
+  return success();
+}
+
+/// Gemm: alpha * op(A) op(B) + beta * C with op = transpose when transA / transB.
+LogicalResult importGemm(NodeContext &c) {
+  if (failed(c.requireInputs(2)))
+    return failure();
+  if (c.type(0).getRank() != 2 || c.type(1).getRank() != 2)
+    return c.error() << "A and B must be 2-D, got " << c.type(0) << " and " << c.type(1);
+  auto transpose = [&](Value v) { return buildTranspose(c, v, {1, 0}); };
+  Value a = c.attrInt("transA", 0) ? transpose(c.in(0)) : c.in(0);
+  Value b = c.attrInt("transB", 0) ? transpose(c.in(1)) : c.in(1);
+  auto y = matmul(c, a, b);
+  if (failed(y))
+    return failure();
+  Type elt = c.type(0).getElementType();
+  float alpha = c.attrFloat("alpha", 1.0f), beta = c.attrFloat("beta", 1.0f);
+  if (alpha != 1.0f && failed(y = broadcastOp<MulOp>(c, *y, c.scalar(elt, alpha))))
+    return failure();
+  if (c.has(2)) {
+    Value bias = c.in(2);
+    FailureOr<Value> scaled = bias;
+    if (beta != 1.0f && failed(scaled = broadcastOp<MulOp>(c, bias, c.scalar(elt, beta))))
+      return failure();
+    if (failed(y = broadcastOp<AddOp>(c, *y, *scaled)))
+      return failure();
+  }
+  c.setOutput(0, *y);
+  return success();
+}
+
+/// Explicit [begin..., end...] pads of a convolution from auto_pad / pads.
+FailureOr<SmallVector<int64_t>> convPads(NodeContext &c, ArrayRef<int64_t> in,
+                                         ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+                                         ArrayRef<int64_t> dilations) {
+  size_t n = kernel.size();
+  std::string autoPad = c.attrString("auto_pad", "NOTSET");
+  if (autoPad == "NOTSET") {
+    SmallVector<int64_t> pads = c.attrInts("pads").value_or(SmallVector<int64_t>(2 * n, 0));
+    if (pads.size() != 2 * n)
+      return c.error() << "pads has " << pads.size() << " entries for " << n << " spatial dims";
+    return pads;
+  }
+  if (autoPad == "VALID")
+    return SmallVector<int64_t>(2 * n, 0);
+  if (autoPad != "SAME_UPPER" && autoPad != "SAME_LOWER")
+    return c.error() << "unknown auto_pad '" << autoPad << "'";
+  SmallVector<int64_t> pads(2 * n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    if (ShapedType::isDynamic(in[i]) || ShapedType::isDynamic(kernel[i]))
+      return c.unsupported("auto_pad " + autoPad + " with dynamic spatial dims");
+    int64_t out = (in[i] + strides[i] - 1) / strides[i];
+    int64_t total = std::max<int64_t>((out - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1 - in[i], 0);
+    int64_t small = total / 2, large = total - small;
+    pads[i] = autoPad == "SAME_UPPER" ? small : large;
+    pads[n + i] = autoPad == "SAME_UPPER" ? large : small;
+  }
+  return pads;
+}
+
+/// Conv over 1 or 2 spatial dims (1-D runs as 2-D with a unit height).
+LogicalResult importConv(NodeContext &c) {
+  if (failed(c.requireInputs(2)))
+    return failure();
+  Value x = c.in(0), w = c.in(1);
+  int64_t rank = c.type(0).getRank();
+  if ((rank != 3 && rank != 4) || c.type(1).getRank() != rank)
+    return c.unsupported("Conv over " + Twine(rank - 2) + " spatial dims (1-D and 2-D are supported)");
+  size_t n = rank - 2;
+  Shape xs = shapeOf(x), ws = shapeOf(w);
+  SmallVector<int64_t> kernel(ArrayRef<int64_t>(ws).drop_front(2));
+  if (auto k = c.attrInts("kernel_shape")) {
+    if (k->size() != n)
+      return c.error() << "kernel_shape has " << k->size() << " entries for " << n << " spatial dims";
+    kernel = *k;
+  }
+  auto strides = c.attrInts("strides").value_or(SmallVector<int64_t>(n, 1));
+  auto dilations = c.attrInts("dilations").value_or(SmallVector<int64_t>(n, 1));
+  if (strides.size() != n || dilations.size() != n)
+    return c.error() << "strides/dilations need " << n << " entries";
+  if (llvm::any_of(strides, [](int64_t s) { return s < 1; }) ||
+      llvm::any_of(dilations, [](int64_t s) { return s < 1; }))
+    return c.error() << "strides and dilations must be >= 1";
+  auto pads = convPads(c, ArrayRef<int64_t>(xs).drop_front(2), kernel, strides, dilations);
+  if (failed(pads))
+    return failure();
+  if (n == 1) { // add a unit height: [N, C, L] -> [N, C, 1, L]
+    x = buildUnsqueeze(c, x, 2);
+    w = buildUnsqueeze(c, w, 2);
+    xs = shapeOf(x);
+    kernel.insert(kernel.begin(), 1);
+    strides.insert(strides.begin(), 1);
+    dilations.insert(dilations.begin(), 1);
+    *pads = {0, (*pads)[0], 0, (*pads)[1]};
+  }
+  Shape out{xs[0], shapeOf(w)[0]};
+  for (int i = 0; i < 2; ++i) {
+    int64_t in = xs[2 + i], k = kernel[i];
+    if (ShapedType::isDynamic(in) || ShapedType::isDynamic(k)) {
+      out.push_back(kDyn);
+      continue;
+    }
+    int64_t span = dilations[i] * (k - 1) + 1, padded = in + (*pads)[i] + (*pads)[i + 2];
+    if (padded < span)
+      return c.error() << "kernel larger than the padded input along spatial dim " << i;
+    out.push_back((padded - span) / strides[i] + 1);
+  }
+  Value y = c.create<ConvOp>(withShape(x, out), x, w, c.in(2), strides, *pads, dilations,
+                             c.attrInt("group", 1));
+  if (n == 1)
+    y = buildSqueeze(c, y, 2);
+  c.setOutput(0, y);
+  return success();
+}
+
+/// Softmax: opset 13 semantics (one axis). Older opsets coerce to 2-D at `axis`, which is
+/// the same only for the last axis.
+LogicalResult importSoftmax(NodeContext &c) {
+  if (failed(c.requireInputs(1)))
+    return failure();
+  int64_t rank = c.type(0).getRank();
+  auto axis = c.normalizeAxis(c.attrInt("axis", c.opset() >= 13 ? -1 : 1), rank, "axis");
+  if (failed(axis))
+    return failure();
+  if (c.opset() < 13 && *axis != rank - 1)
+    return c.unsupported("Softmax before opset 13 over a non-last axis (2-D coercion)");
+  c.setOutput(0, c.create<SoftmaxOp>(c.type(0), c.in(0), *axis));
+  return success();
+}
+
+/// The axes of a Reduce* node, normalized; std::nullopt means "no-op" (empty axes with
+/// noop_with_empty_axes); no axes at all means every axis.
+FailureOr<std::optional<SmallVector<int64_t>>> reduceAxes(NodeContext &c, int64_t axesInputSince) {
+  int64_t rank = c.type(0).getRank();
+  auto axes = c.axesOperand(1, axesInputSince);
+  if (failed(axes))
+    return failure();
+  if (*axes && !(*axes)->empty()) {
+    auto norm = c.normalizeAxes(**axes, rank);
+    if (failed(norm))
+      return failure();
+    return std::optional<SmallVector<int64_t>>(*norm);
+  }
+  if (c.attrInt("noop_with_empty_axes", 0) != 0)
+    return std::optional<SmallVector<int64_t>>();
+  SmallVector<int64_t> all(rank);
+  std::iota(all.begin(), all.end(), 0);
+  return std::optional<SmallVector<int64_t>>(all);
+}
+
+template <typename OpT>
+Value reduce(NodeContext &c, Value v, ArrayRef<int64_t> axes, bool keepdims) {
+  Shape in = shapeOf(v), out;
+  for (int64_t i = 0; i < static_cast<int64_t>(in.size()); ++i) {
+    if (!llvm::is_contained(axes, i))
+      out.push_back(in[i]);
+    else if (keepdims)
+      out.push_back(1);
+  }
+  return c.create<OpT>(withShape(v, out), v, axes, keepdims);
+}
+
+/// ReduceMean/Sum/Max directly; ReduceMin = -max(-x), ReduceL1 = sum |x|, ReduceL2 =
+/// sqrt(sum x^2), ReduceSumSquare = sum x^2.
+template <typename OpT>
+LogicalResult importReduce(NodeContext &c) {
+  if (failed(c.requireInputs(1)))
+    return failure();
+  StringRef op = c.opType();
+  auto axes = reduceAxes(c, op == "ReduceSum" ? 13 : 18);
+  if (failed(axes))
+    return failure();
+  Value x = c.in(0);
+  if (!*axes) {
+    c.setOutput(0, x);
+    return success();
+  }
+  bool keepdims = c.attrInt("keepdims", 1) != 0;
+  if (op == "ReduceMin")
+    x = c.create<NegOp>(x.getType(), x);
+  else if (op == "ReduceL1")
+    x = c.create<AbsOp>(x.getType(), x);
+  else if (op == "ReduceL2" || op == "ReduceSumSquare")
+    x = c.create<MulOp>(x.getType(), x, x);
+  Value y = reduce<OpT>(c, x, **axes, keepdims);
+  if (op == "ReduceMin")
+    y = c.create<NegOp>(y.getType(), y);
+  else if (op == "ReduceL2")
+    y = c.create<SqrtOp>(y.getType(), y);
+  c.setOutput(0, y);
+  return success();
+}
+
+LogicalResult importLayerNorm(NodeContext &c) {
+  if (failed(c.requireInputs(2)))
+    return failure();
+  if (c.outputUsed(1) || c.outputUsed(2))
+    return c.unsupported("LayerNormalization Mean / InvStdDev outputs (training only)");
+  auto axis = c.normalizeAxis(c.attrInt("axis", -1), c.type(0).getRank(), "axis");
+  if (failed(axis))
+    return failure();
+  Builder &b = c.builder();
+  c.setOutput(0, c.create<LayerNormOp>(c.type(0), c.in(0), c.in(1), c.in(2),
+                                       b.getI64IntegerAttr(*axis),
+                                       b.getF32FloatAttr(c.attrFloat("epsilon", 1e-5f))));
+  return success();
+}
+
+/// RMSNormalization (opset 23): mm.rms_norm when normalizing the last dim with a 1-D
+/// scale; otherwise x / sqrt(mean(x^2 over [axis, rank)) + eps) * scale.
+LogicalResult importRMSNorm(NodeContext &c) {
+  if (failed(c.requireInputs(2)))
+    return failure();
+  RankedTensorType t = c.type(0);
+  auto axis = c.normalizeAxis(c.attrInt("axis", -1), t.getRank(), "axis");
+  if (failed(axis))
+    return failure();
+  float eps = c.attrFloat("epsilon", 1e-5f);
+  Builder &b = c.builder();
+  if (*axis == t.getRank() - 1 && c.type(1).getRank() == 1) {
+    c.setOutput(0, c.create<RMSNormOp>(t, c.in(0), c.in(1), b.getF32FloatAttr(eps),
+                                       b.getF32FloatAttr(0.0f)));
+    return success();
+  }
+  SmallVector<int64_t> axes;
+  for (int64_t i = *axis; i < t.getRank(); ++i)
+    axes.push_back(i);
+  Value x = c.in(0);
+  Value sq = c.create<MulOp>(t, x, x);
+  Value ms = reduce<ReduceMeanOp>(c, sq, axes, /*keepdims=*/true);
+  auto den = broadcastOp<AddOp>(c, ms, c.scalar(t.getElementType(), eps));
+  if (failed(den))
+    return failure();
+  Value rms = c.create<SqrtOp>(den->getType(), *den);
+  auto y = broadcastOp<DivOp>(c, x, rms);
+  if (failed(y) || failed(y = broadcastOp<MulOp>(c, *y, c.in(1))))
+    return failure();
+  c.setOutput(0, *y);
+  return success();
+}
+
+} // namespace
+
+void addNNOps(OpTable &t) {
+  t["MatMul"] = importMatMul;
+  t["Gemm"] = importGemm;
+  t["Conv"] = importConv;
+  t["Softmax"] = importSoftmax;
+  t["ReduceMean"] = importReduce<ReduceMeanOp>;
+  t["ReduceSum"] = importReduce<ReduceSumOp>;
+  t["ReduceMax"] = importReduce<ReduceMaxOp>;
+  t["ReduceMin"] = importReduce<ReduceMaxOp>;
+  t["ReduceL1"] = importReduce<ReduceSumOp>;
+  t["ReduceL2"] = importReduce<ReduceSumOp>;
+  t["ReduceSumSquare"] = importReduce<ReduceSumOp>;
+  t["LayerNormalization"] = importLayerNorm;
+  t["RMSNormalization"] = importRMSNorm;
+}
+
+} // namespace mm::onnx_import

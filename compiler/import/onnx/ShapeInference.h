@@ -1,0 +1,63 @@
+//===- ShapeInference.h - result shapes of ONNX ops ------------------------===//
+//
+// Shape rules shared by the op handlers. Dims are MLIR dims: ShapedType::kDynamic for
+// `?`. Every function gives the most static shape that the inputs prove and `?` where the
+// dim depends on run-time values.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MM_COMPILER_IMPORT_ONNX_SHAPEINFERENCE_H
+#define MM_COMPILER_IMPORT_ONNX_SHAPEINFERENCE_H
+
+#include "compiler/import/onnx/KnownValues.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+
+#include <optional>
+
+namespace mm::onnx_import {
+
+using Shape = llvm::SmallVector<int64_t, 4>;
+
+/// Maps `axis` in [-rank, rank) to [0, rank); std::nullopt when out of range.
+std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank);
+
+/// numpy multidirectional broadcasting of `shapes`; std::nullopt when two static dims
+/// (neither 1) differ.
+std::optional<Shape> broadcastShapes(llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes);
+
+/// The dims of a tensor whose shape is the 1-D vector `shape` of length `rank` (e.g.
+/// ConstantOfShape): known elements become static dims, the rest `?`.
+Shape shapeFromKnown(const std::optional<KnownInts> &shape, int64_t rank);
+
+/// ONNX Reshape of `data` to the `rank`-element shape vector `shape` (0 copies the input
+/// dim unless allowZero, -1 is inferred). Elements that copy one of `data`'s own dynamic
+/// dims cancel against it; when the other input dims are static and only one output dim
+/// is unknown, that dim is derived from the element count.
+Shape reshapeShape(mlir::Value data, const std::optional<KnownInts> &shape, int64_t rank,
+                   bool allowZero);
+
+/// ONNX Expand of `in` to the `rank`-element shape vector `shape` (numpy broadcasting).
+Shape expandShape(llvm::ArrayRef<int64_t> in, const std::optional<KnownInts> &shape, int64_t rank);
+
+/// ONNX Slice over a dim of static size `dim`: the clamped first index, end index and the
+/// number of elements taken (step != 0).
+struct SliceBounds {
+  int64_t start, end, step, count;
+};
+SliceBounds sliceBounds(int64_t dim, int64_t start, int64_t end, int64_t step);
+
+/// The length of ONNX Slice over one dim of size `dim` (possibly `?`) with the given
+/// start/end/step (std::nullopt = unknown at import).
+int64_t slicedDim(int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end,
+                  std::optional<int64_t> step);
+
+/// numpy.matmul result shape; std::nullopt when ranks are 0 or batch dims do not
+/// broadcast.
+std::optional<Shape> matmulShape(llvm::ArrayRef<int64_t> lhs, llvm::ArrayRef<int64_t> rhs);
+
+/// Product of dims, `?` when any is dynamic.
+int64_t productOfDims(llvm::ArrayRef<int64_t> dims);
+
+} // namespace mm::onnx_import
+
+#endif // MM_COMPILER_IMPORT_ONNX_SHAPEINFERENCE_H
