@@ -429,33 +429,6 @@ def MM_RMSNormOp : MM_Op<"rms_norm", [AllElementTypesMatch<["input", "result"]>]
   let hasVerifier = 1;
 }
 
-def MM_GeluOp : MM_Op<"gelu", [SameOperandsAndResultType]> {
-  let summary = "GELU (Hendrycks & Gimpel 2016): x * Phi(x), exact (erf) or tanh approximation";
-  let arguments = (ins MM_FloatTensor:$input,
-                       DefaultValuedAttr<MM_GeluApproxAttr, "::mm::GeluApproximation::none">:$approximate);
-  let results = (outs MM_FloatTensor:$result);
-  let assemblyFormat = "$input attr-dict `:` type($result)";
-}
-
-def MM_QuickGeluOp : MM_UnaryOp<"quick_gelu", MM_FloatTensor,
-    "QuickGELU, CLIP's activation: x * sigmoid(1.702 x)">;
-def MM_SiluOp : MM_UnaryOp<"silu", MM_FloatTensor, "SiLU / swish: x * sigmoid(x)">;
-
-def MM_SwiGLUOp : MM_Op<"swiglu", [SameOperandsAndResultType]> {
-  let summary = "SwiGLU gating (Shazeer 2020): silu(gate) * up";
-  let arguments = (ins MM_FloatTensor:$gate, MM_FloatTensor:$up);
-  let results = (outs MM_FloatTensor:$result);
-  let assemblyFormat = "$gate `,` $up attr-dict `:` type($result)";
-}
-
-def MM_AttentionOp : MM_Op<"attention", [AllElementTypesMatch<["query", "key", "value", "result"]>]> {
-  let summary = "scaled dot-product attention (Vaswani et al. 2017), GQA by head-count ratio";
-  let description = [{
-    query [B, Hq, S, D], key [B, Hkv, T, D], value [B, Hkv, T, Dv] -> [B, Hq, S, Dv].
-    Hq must be a multiple of Hkv; query head h reads KV head h / (Hq / Hkv) (GQA, Ainslie
-    et al. 2023; MQA when Hkv = 1). softmax(scale * Q K^T + mask) V. `mask` is additive
-    (float, same element type) or boolean (true = attend), broadcastable to [B, Hq, S, T].
-    `causal` masks key positions t > s + (T - S) (the query block is the last S
 def MM_AddRMSNormOp : MM_Op<"add_rms_norm",
     [AllElementTypesMatch<["lhs", "rhs", "result", "sum"]>]> {
   let summary = "residual add followed by RMS normalization (produced by -mm-fuse-residual-norm)";
@@ -495,6 +468,33 @@ def MM_AddLayerNormOp : MM_Op<"add_layer_norm",
   let hasVerifier = 1;
 }
 
+def MM_GeluOp : MM_Op<"gelu", [SameOperandsAndResultType]> {
+  let summary = "GELU (Hendrycks & Gimpel 2016): x * Phi(x), exact (erf) or tanh approximation";
+  let arguments = (ins MM_FloatTensor:$input,
+                       DefaultValuedAttr<MM_GeluApproxAttr, "::mm::GeluApproximation::none">:$approximate);
+  let results = (outs MM_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+}
+
+def MM_QuickGeluOp : MM_UnaryOp<"quick_gelu", MM_FloatTensor,
+    "QuickGELU, CLIP's activation: x * sigmoid(1.702 x)">;
+def MM_SiluOp : MM_UnaryOp<"silu", MM_FloatTensor, "SiLU / swish: x * sigmoid(x)">;
+
+def MM_SwiGLUOp : MM_Op<"swiglu", [SameOperandsAndResultType]> {
+  let summary = "SwiGLU gating (Shazeer 2020): silu(gate) * up";
+  let arguments = (ins MM_FloatTensor:$gate, MM_FloatTensor:$up);
+  let results = (outs MM_FloatTensor:$result);
+  let assemblyFormat = "$gate `,` $up attr-dict `:` type($result)";
+}
+
+def MM_AttentionOp : MM_Op<"attention", [AllElementTypesMatch<["query", "key", "value", "result"]>]> {
+  let summary = "scaled dot-product attention (Vaswani et al. 2017), GQA by head-count ratio";
+  let description = [{
+    query [B, Hq, S, D], key [B, Hkv, T, D], value [B, Hkv, T, Dv] -> [B, Hq, S, Dv].
+    Hq must be a multiple of Hkv; query head h reads KV head h / (Hq / Hkv) (GQA, Ainslie
+    et al. 2023; MQA when Hkv = 1). softmax(scale * Q K^T + mask) V. `mask` is additive
+    (float, same element type) or boolean (true = attend), broadcastable to [B, Hq, S, T].
+    `causal` masks key positions t > s + (T - S) (the query block is the last S
     positions of the T keys, as in decode with a KV cache).
   }];
   let arguments = (ins MM_FloatTensor:$query, MM_FloatTensor:$key, MM_FloatTensor:$value,
