@@ -1,0 +1,101 @@
+//===- Attention.h - CUDA attention kernels (prefill and decode) -------------===//
+//
+// Scaled dot-product attention (Vaswani et al. 2017) with grouped-query attention (GQA,
+// Ainslie et al. 2023: query head h reads KV head h / (qHeads / kvHeads)), as mm.attention
+// defines it: out = softmax(scale * Q K^T + mask) V, f32 softmax and accumulation.
+//   - prefillAttention: many queries; flash-attention tiling with an online softmax
+//     (Dao et al. 2022), causal or bidirectional, optional additive or boolean mask.
+//   - decodeAttention: one query per sequence against the KV cache, whose lengths live in
+//     device memory (one captured CUDA graph serves every step); split along the sequence
+//     (flash-decoding) with the partial results merged by the last block.
+// See CudaCommon.h for the rules all launches keep.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MM_RUNTIME_CUDA_ATTENTION_H
+#define MM_RUNTIME_CUDA_ATTENTION_H
+
+#include "runtime/cuda/CudaCommon.h"
+#include "runtime/cuda/Kernels.h"
+
+namespace mm::rt::cuda {
+
+/// A [batch, heads, seq, headDim] operand through element strides (headDim contiguous).
+/// A [B, S, H, D] buffer is strideB = S*H*D, strideH = D, strideS = H*D.
+struct AttentionOperand {
+  const void *data = nullptr;
+  int64_t strideB = 0, strideH = 0, strideS = 0;
+};
+
+enum class MaskKind { none, additive, boolean };
+
+/// Arguments of prefillAttention.
+///   q [batch, qHeads, qLen, headDim], k and v [batch, kvHeads, kvLen, headDim],
+///   out [batch, qHeads, qLen, headDim] through (outStrideB, outStrideH, outStrideS).
+///   causal: key t is masked when t > s + (kvLen - qLen) (the queries are the last qLen
+///   positions of the keys, as with a KV cache).
+///   mask (optional): additive (same dtype as q) or boolean (1 byte, nonzero = attend),
+///   element [b, h, s, t] at b*maskStrideB + h*maskStrideH + s*maskStrideS + t*maskStrideT
+///   (stride 0 broadcasts).
+/// A query row whose keys are all masked gets zeros (instead of NaN).
+/// headDim must be one of 64, 72, 80, 96, 128, 256; qHeads a multiple of kvHeads.
+struct PrefillAttentionArgs {
+  DType dtype = DType::f32;
+  int64_t batch = 0, qHeads = 0, kvHeads = 0, qLen = 0, kvLen = 0, headDim = 0;
+  AttentionOperand q, k, v;
+  void *out = nullptr;
+  int64_t outStrideB = 0, outStrideH = 0, outStrideS = 0;
+  float scale = 1.0f;
+  bool causal = false;
+  MaskKind maskKind = MaskKind::none;
+  const void *mask = nullptr;
+  int64_t maskStrideB = 0, maskStrideH = 0, maskStrideS = 0, maskStrideT = 1;
+};
+void prefillAttention(cudaStream_t stream, const PrefillAttentionArgs &args);
+/// Head dims prefillAttention supports.
+bool prefillAttentionSupportsHeadDim(int64_t headDim);
+
+/// Arguments of decodeAttention: one query per sequence.
+///   q [batch, qHeads, headDim] through (qStrideB, qStrideH); out likewise.
+///   cache: [batch, kvHeads, capacity, headDim] (Kernels.h), dtype as q.
+///   Sequence b attends to cache rows [0, lens[b] + lenOffset) (clamped to capacity),
+///   with lens i32 [batch] in device memory: lenOffset = 1 when the step appended its row
+///   before attending and advances lens at its end.
+///   maxSplits: how many blocks may share one sequence (flash-decoding), at most 128;
+///   0 picks a value from the capacity and the multiprocessor count. The number actually
+///   used is decided on the device from the length (at least 256 keys per split).
+///   scratch: see decodeAttentionScratch.
+/// headDim must be 64, 128 or 256; qHeads a multiple of kvHeads; q, out and the cache
+/// 16-byte aligned with strides that are multiples of 8 elements.
+struct DecodeAttentionArgs {
+  DType dtype = DType::f32;
+  int64_t batch = 0, qHeads = 0, kvHeads = 0, headDim = 0;
+  const void *q = nullptr;
+  int64_t qStrideB = 0, qStrideH = 0;
+  void *out = nullptr;
+  int64_t outStrideB = 0, outStrideH = 0;
+  KvCacheView cache;
+  const int32_t *lens = nullptr;
+  int32_t lenOffset = 0;
+  float scale = 1.0f;
+  int maxSplits = 0;
+  SplitScratch scratch;
+};
+void decodeAttention(cudaStream_t stream, const DecodeAttentionArgs &args);
+
+/// The split count decodeAttention uses for these shapes when maxSplits is 0.
+int decodeAttentionDefaultSplits(int64_t batch, int64_t qHeads, int64_t kvHeads,
+                                 int64_t headDim, int64_t capacity);
+/// Scratch a decodeAttention launch needs: partialFloats floats and counterCount
+/// counters (for maxSplits = 0 pass decodeAttentionDefaultSplits(...)).
+struct ScratchSize {
+  size_t partialFloats = 0;
+  size_t counterCount = 0;
+};
+ScratchSize decodeAttentionScratch(int64_t batch, int64_t qHeads, int64_t kvHeads,
+                                   int64_t headDim, int maxSplits);
+/// Head dims decodeAttention supports.
+bool decodeAttentionSupportsHeadDim(int64_t headDim);
+
+} // namespace mm::rt::cuda
+
+#endif // MM_RUNTIME_CUDA_ATTENTION_H

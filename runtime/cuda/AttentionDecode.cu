@@ -1,0 +1,370 @@
+//===- AttentionDecode.cu - decode attention over the KV cache (flash-decoding) -===//
+//
+// One query per sequence. A block (8 warps) serves one KV head and G of the query heads
+// that share it (GQA), so each K/V row is read from memory once for all G heads. Lanes
+// form groups of D/8 (each lane loads 8 channels, 16 bytes, of a K or V row); a warp
+// works on 32/(D/8) keys at once and keeps U such steps of loads in flight. Every lane
+// group keeps its own online-softmax state (max, sum, output) per head; the states are
+// merged across the lane groups (shuffles), across the warps (shared memory) and, when
+// the sequence is split over blocks (flash-decoding, Dao et al. 2023), across the blocks:
+// each block writes an unnormalised partial (max, sum, output) and the last block of its
+// (batch, head group) to arrive merges them (per-split weights computed once in shared
+// memory, then independent loads per output channel) and resets its counter.
+// The length comes from device memory, so one launch configuration (captured in a CUDA
+// graph) serves every step; the number of splits in use (at least 256 keys each) is
+// derived from it on the device.
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/cuda/Attention.h"
+#include "runtime/cuda/DeviceUtil.cuh"
+
+#include <algorithm>
+#include <cmath>
+
+namespace mm::rt::cuda {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kWarps = kThreads / 32;
+constexpr int kMinKeysPerSplit = 256;
+constexpr int kMaxSplits = 128; // bounds the last block's shared-memory merge table
+
+struct DecodeParams {
+  const void *q;
+  int64_t qsb, qsh;
+  void *out;
+  int64_t osb, osh;
+  const void *k, *v;
+  int64_t capacity;
+  int batch, qHeads, kvHeads, group, groupChunks;
+  const int32_t *lens;
+  int lenOffset;
+  float scaleLog2;
+  int maxSplits;
+  float *partials; // [batch*qHeads][maxSplits][D] outputs, then [..][maxSplits][2] (max, sum)
+  unsigned *counters; // [batch][kvHeads*groupChunks]
+};
+
+__device__ __forceinline__ float warpMax(float v) {
+#pragma unroll
+  for (int off = 16; off > 0; off >>= 1)
+    v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, off));
+  return v;
+}
+
+/// Merges state (mo, lo, oo) into (m, l, o); an empty state has m = -inf.
+template <int N>
+__device__ __forceinline__ void mergeState(float &m, float &l, float (&o)[N], float mo, float lo,
+                                           const float (&oo)[N]) {
+  const float mx = fmaxf(m, mo);
+  if (mx == -INFINITY)
+    return;
+  const float a = exp2f(m - mx), c = exp2f(mo - mx);
+  l = l * a + lo * c;
+#pragma unroll
+  for (int j = 0; j < N; ++j)
+    o[j] = o[j] * a + oo[j] * c;
+  m = mx;
+}
+
+template <typename T, int D, int G>
+__global__ void __launch_bounds__(kThreads) decodeKernel(DecodeParams p) {
+  constexpr int TPK = D / 8;               // lanes per key
+  constexpr int KPW = 32 / TPK;            // keys per warp step
+  constexpr int KPS = KPW * kWarps;        // keys per block step
+  constexpr int U = sizeof(T) == 4 ? 2 : 4; // block steps of loads in flight
+  __shared__ float smO[kWarps][G][D];
+  __shared__ float smM[kWarps][G], smL[kWarps][G];
+  __shared__ bool isLast;
+
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int sub = lane / TPK, part = lane % TPK;
+  const int b = blockIdx.z;
+  const int hkv = blockIdx.y / p.groupChunks, gc = blockIdx.y % p.groupChunks;
+  const int hq0 = hkv * p.group + gc * G;
+
+  const int len = int(max(int64_t(0), min(int64_t(p.lens[b]) + p.lenOffset, p.capacity)));
+  const int nsplit = max(1, min(p.maxSplits, (len + kMinKeysPerSplit - 1) / kMinKeysPerSplit));
+  const int split = blockIdx.x;
+  if (split >= nsplit)
+    return; // uniform over the block
+  const int chunk = (len + nsplit - 1) / nsplit;
+  const int t0 = split * chunk, t1 = min(len, t0 + chunk);
+
+  float q[G][8], o[G][8], m[G], l[G];
+#pragma unroll
+  for (int g = 0; g < G; ++g) {
+    load8(static_cast<const T *>(p.q) + b * p.qsb + (hq0 + g) * p.qsh + part * 8, q[g]);
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      q[g][j] *= p.scaleLog2;
+      o[g][j] = 0.0f;
+    }
+    m[g] = -INFINITY;
+    l[g] = 0.0f;
+  }
+
+  const int64_t head = (int64_t(b) * p.kvHeads + hkv) * p.capacity * D + part * 8;
+  const T *kb = static_cast<const T *>(p.k) + head;
+  const T *vb = static_cast<const T *>(p.v) + head;
+  for (int tb = t0 + warp * KPW; tb < t1; tb += KPS * U) { // tb is uniform over the warp
+    Raw8<T> kr[U], vr[U];
+    bool valid[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int t = tb + u * KPS + sub;
+      valid[u] = t < t1;
+      if (valid[u]) {
+        loadRaw8(kb + int64_t(t) * D, kr[u]);
+        loadRaw8(vb + int64_t(t) * D, vr[u]);
+      } else {
+        kr[u] = Raw8<T>{};
+        vr[u] = Raw8<T>{};
+      }
+    }
+#pragma unroll
+    for (int g = 0; g < G; ++g) {
+      float s[U];
+      float mx = m[g];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        float acc = 0.0f;
+#pragma unroll
+        for (int j = 0; j < 8; ++j)
+          acc = fmaf(q[g][j], rawAt(kr[u], j), acc);
+#pragma unroll
+        for (int off = TPK / 2; off > 0; off >>= 1)
+          acc += __shfl_xor_sync(0xffffffffu, acc, off);
+        s[u] = valid[u] ? acc : -INFINITY;
+        mx = fmaxf(mx, s[u]);
+      }
+      if (mx != -INFINITY) {
+        const float alpha = exp2f(m[g] - mx);
+        l[g] *= alpha;
+#pragma unroll
+        for (int j = 0; j < 8; ++j)
+          o[g][j] *= alpha;
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+          const float pu = exp2f(s[u] - mx); // 0 for invalid keys
+          l[g] += pu;
+#pragma unroll
+          for (int j = 0; j < 8; ++j)
+            o[g][j] = fmaf(pu, rawAt(vr[u], j), o[g][j]);
+        }
+        m[g] = mx;
+      }
+    }
+  }
+
+  // Merge the lane groups of the warp (lanes with equal `part`).
+#pragma unroll
+  for (int off = TPK; off < 32; off <<= 1) {
+#pragma unroll
+    for (int g = 0; g < G; ++g) {
+      const float mo = __shfl_xor_sync(0xffffffffu, m[g], off);
+      const float lo = __shfl_xor_sync(0xffffffffu, l[g], off);
+      float oo[8];
+#pragma unroll
+      for (int j = 0; j < 8; ++j)
+        oo[j] = __shfl_xor_sync(0xffffffffu, o[g][j], off);
+      mergeState(m[g], l[g], o[g], mo, lo, oo);
+    }
+  }
+  if (sub == 0) {
+#pragma unroll
+    for (int g = 0; g < G; ++g) {
+#pragma unroll
+      for (int j = 0; j < 8; ++j)
+        smO[warp][g][part * 8 + j] = o[g][j];
+      if (part == 0) {
+        smM[warp][g] = m[g];
+        smL[warp][g] = l[g];
+      }
+    }
+  }
+  __syncthreads();
+
+  // Merge the warps; thread idx handles (head g, channel d).
+  const int64_t rowBase = int64_t(b) * p.qHeads + hq0; // partial row of head g: rowBase + g
+  const int64_t mlBase = int64_t(p.batch) * p.qHeads * p.maxSplits * D;
+  for (int idx = threadIdx.x; idx < G * D; idx += kThreads) {
+    const int g = idx / D, d = idx % D;
+    float mx = -INFINITY;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w)
+      mx = fmaxf(mx, smM[w][g]);
+    float L = 0.0f, O = 0.0f;
+    if (mx != -INFINITY) {
+#pragma unroll
+      for (int w = 0; w < kWarps; ++w) {
+        const float c = exp2f(smM[w][g] - mx);
+        L += smL[w][g] * c;
+        O += smO[w][g][d] * c;
+      }
+    }
+    if (nsplit == 1) {
+      T *op = static_cast<T *>(p.out) + b * p.osb + (hq0 + g) * p.osh;
+      op[d] = fromF<T>(L > 0.0f ? O / L : 0.0f);
+    } else {
+      const int64_t prow = (rowBase + g) * p.maxSplits + split;
+      p.partials[prow * D + d] = O;
+      if (d == 0) {
+        p.partials[mlBase + prow * 2] = mx;
+        p.partials[mlBase + prow * 2 + 1] = L;
+      }
+      __threadfence(); // publish before this block is counted
+    }
+  }
+  if (nsplit == 1)
+    return;
+  __syncthreads();
+  unsigned *counter = p.counters + int64_t(b) * gridDim.y + blockIdx.y;
+  if (threadIdx.x == 0)
+    isLast = atomicAdd(counter, 1u) == unsigned(nsplit - 1);
+  __syncthreads();
+  if (!isLast)
+    return;
+
+  // The last block merges the nsplit partials of its G heads. First the per-split
+  // weights exp2(m_s - M) and 1 / L per head (warp g handles head g; G <= kWarps) ...
+  __shared__ float smW[G][kMaxSplits];
+  __shared__ float smInvL[G];
+  if (warp < G) {
+    const int64_t prow0 = (rowBase + warp) * p.maxSplits;
+    float mx = -INFINITY;
+    for (int sp = lane; sp < nsplit; sp += 32) {
+      const float ms = __ldcg(&p.partials[mlBase + (prow0 + sp) * 2]);
+      smW[warp][sp] = ms;
+      mx = fmaxf(mx, ms);
+    }
+    mx = warpMax(mx);
+    float L = 0.0f;
+    for (int sp = lane; sp < nsplit; sp += 32) {
+      const float c = mx == -INFINITY ? 0.0f : exp2f(smW[warp][sp] - mx);
+      smW[warp][sp] = c;
+      L += c * __ldcg(&p.partials[mlBase + (prow0 + sp) * 2 + 1]);
+    }
+    L = warpSum(L);
+    if (lane == 0)
+      smInvL[warp] = L > 0.0f ? 1.0f / L : 0.0f;
+  }
+  __syncthreads();
+  // ... then each output channel as a weighted sum of independent loads.
+  for (int idx = threadIdx.x; idx < G * D; idx += kThreads) {
+    const int g = idx / D, d = idx % D;
+    const float *po = p.partials + (rowBase + g) * p.maxSplits * D + d;
+    float O = 0.0f;
+#pragma unroll 8
+    for (int sp = 0; sp < nsplit; ++sp)
+      O += smW[g][sp] * __ldcg(po + int64_t(sp) * D);
+    T *op = static_cast<T *>(p.out) + b * p.osb + (hq0 + g) * p.osh;
+    op[d] = fromF<T>(O * smInvL[g]);
+  }
+  if (threadIdx.x == 0)
+    *counter = 0; // ready for the next launch
+}
+
+/// Query heads per block: the largest of 8, 4, 2, 1 dividing the group (at most 4 for
+/// head dim 256, to keep the warps' merge table within 48 KiB of shared memory).
+int largestGroupChunk(int64_t group, int64_t headDim) {
+  for (int g : {8, 4, 2})
+    if (group % g == 0 && (g <= 4 || headDim <= 128))
+      return g;
+  return 1;
+}
+
+template <typename T, int D>
+void launchDecodeG(cudaStream_t stream, int g, dim3 grid, const DecodeParams &p) {
+  switch (g) {
+  case 8:
+    if constexpr (D <= 128)
+      decodeKernel<T, D, 8><<<grid, kThreads, 0, stream>>>(p);
+    return;
+  case 4: decodeKernel<T, D, 4><<<grid, kThreads, 0, stream>>>(p); return;
+  case 2: decodeKernel<T, D, 2><<<grid, kThreads, 0, stream>>>(p); return;
+  default: decodeKernel<T, D, 1><<<grid, kThreads, 0, stream>>>(p); return;
+  }
+}
+
+template <typename T>
+void launchDecode(cudaStream_t stream, int64_t d, int g, dim3 grid, const DecodeParams &p) {
+  switch (d) {
+  case 64: return launchDecodeG<T, 64>(stream, g, grid, p);
+  case 128: return launchDecodeG<T, 128>(stream, g, grid, p);
+  case 256: return launchDecodeG<T, 256>(stream, g, grid, p);
+  default: fail("cuda decodeAttention: unsupported head dim ", d);
+  }
+}
+
+} // namespace
+
+bool decodeAttentionSupportsHeadDim(int64_t d) { return d == 64 || d == 128 || d == 256; }
+
+int decodeAttentionDefaultSplits(int64_t batch, int64_t qHeads, int64_t kvHeads,
+                                 int64_t headDim, int64_t capacity) {
+  if (batch <= 0 || kvHeads <= 0 || qHeads <= 0 || capacity <= 0 || qHeads % kvHeads != 0)
+    return 1;
+  const int64_t blocksPerSplit = batch * qHeads / largestGroupChunk(qHeads / kvHeads, headDim);
+  const int64_t target = multiprocessorCount(); // one 256-thread block per multiprocessor
+  int64_t splits = (target + blocksPerSplit - 1) / blocksPerSplit;
+  splits = std::min(splits, (capacity + kMinKeysPerSplit - 1) / kMinKeysPerSplit);
+  return int(std::max<int64_t>(1, std::min<int64_t>(splits, kMaxSplits)));
+}
+
+ScratchSize decodeAttentionScratch(int64_t batch, int64_t qHeads, int64_t kvHeads,
+                                   int64_t headDim, int maxSplits) {
+  ScratchSize s;
+  if (maxSplits <= 1 || batch <= 0 || qHeads <= 0 || kvHeads <= 0 || qHeads % kvHeads != 0)
+    return s;
+  s.partialFloats = size_t(batch) * size_t(qHeads) * size_t(maxSplits) * size_t(headDim + 2);
+  s.counterCount =
+      size_t(batch) * size_t(qHeads / largestGroupChunk(qHeads / kvHeads, headDim));
+  return s;
+}
+
+void decodeAttention(cudaStream_t stream, const DecodeAttentionArgs &a) {
+  const char *k = "cuda decodeAttention";
+  const KvCacheView &c = a.cache;
+  if (a.batch < 0 || a.qHeads <= 0 || a.kvHeads <= 0)
+    fail(k, ": bad shapes (batch ", a.batch, ", heads ", a.qHeads, "/", a.kvHeads, ")");
+  if (a.qHeads % a.kvHeads != 0)
+    fail(k, ": query heads ", a.qHeads, " are not a multiple of KV heads ", a.kvHeads);
+  if (!decodeAttentionSupportsHeadDim(a.headDim))
+    fail(k, ": unsupported head dim ", a.headDim, " (supported: 64, 128, 256)");
+  if (c.batch != a.batch || c.kvHeads != a.kvHeads || c.headDim != a.headDim || c.capacity <= 0)
+    fail(k, ": cache [", c.batch, ", ", c.kvHeads, ", ", c.capacity, ", ", c.headDim,
+         "] does not match batch ", a.batch, ", ", a.kvHeads, " KV heads, head dim ", a.headDim);
+  if (!a.q || !a.out || !c.k || !c.v || !a.lens)
+    fail(k, ": null pointer argument");
+  if (!aligned16(a.q) || !aligned16(c.k) || !aligned16(c.v) || a.qStrideB % 8 != 0 ||
+      a.qStrideH % 8 != 0)
+    fail(k, ": q and the cache must be 16-byte aligned with strides that are multiples of 8");
+  if (a.batch > 65535 || c.capacity > 2147483647LL)
+    fail(k, ": shapes too large for the launch grid");
+  if (a.batch == 0)
+    return;
+  if (a.maxSplits < 0 || a.maxSplits > kMaxSplits)
+    fail(k, ": maxSplits ", a.maxSplits, " must be in [0, ", kMaxSplits, "]");
+  const int g = largestGroupChunk(a.qHeads / a.kvHeads, a.headDim);
+  const int splits = a.maxSplits > 0 ? a.maxSplits
+                                     : decodeAttentionDefaultSplits(a.batch, a.qHeads, a.kvHeads,
+                                                                    a.headDim, c.capacity);
+  const ScratchSize need = decodeAttentionScratch(a.batch, a.qHeads, a.kvHeads, a.headDim, splits);
+  if (need.partialFloats > a.scratch.partialCount || need.counterCount > a.scratch.counterCount ||
+      (splits > 1 && (!a.scratch.partials || !a.scratch.counters)))
+    fail(k, ": split scratch too small (needs ", need.partialFloats, " floats and ",
+         need.counterCount, " counters for ", splits, " splits, has ", a.scratch.partialCount,
+         " and ", a.scratch.counterCount, ")");
+  const int groupChunks = int(a.qHeads / a.kvHeads) / g;
+  DecodeParams p{a.q,         a.qStrideB,   a.qStrideH,    a.out,
+                 a.outStrideB, a.outStrideH, c.k,          c.v,
+                 c.capacity,  int(a.batch), int(a.qHeads), int(a.kvHeads),
+                 int(a.qHeads / a.kvHeads), groupChunks, a.lens, a.lenOffset,
+                 a.scale * kLog2e, splits, a.scratch.partials, a.scratch.counters};
+  const dim3 grid(unsigned(splits), unsigned(a.kvHeads * groupChunks), unsigned(a.batch));
+  MM_DISPATCH_FLOAT(a.dtype, k, launchDecode<scalar_t>(stream, a.headDim, g, grid, p));
+  checkLaunch("decodeAttention");
+}
+
+} // namespace mm::rt::cuda

@@ -1,0 +1,90 @@
+//===- Blas.h - GEMM and GEMV on the GPU (cuBLASLt and an own GEMV kernel) ----===//
+//
+// Row-major products with f32 accumulation for f32, f16 and bf16 operands:
+//   linear:  y[M, N] = act(x[M, K] W[K, N] + bias[N])   (mm.linear; W in ONNX MatMul layout)
+//   matmul:  C[b] = A[b] B[b], A [M, K], B [K, N], C [M, N], batch strides 0 = broadcast
+// GEMMs go through cuBLASLt with the bias, GELU (tanh form) and ReLU epilogues it offers;
+// other activations run as one extra elementwise launch (on the GEMM's rounded output,
+// as PyTorch does). For M = 1 and narrow N (batch-1 decode K/V projections) an own
+// bandwidth-bound GEMV kernel (16-byte loads, split-K with the last block reducing) is
+// used instead; measured on the H200, cuBLASLt is as fast or faster for wider N (see
+// Blas::choosePath and the numbers in runtime/cuda/README.md).
+//
+// f32 runs in true f32 (CUBLAS_COMPUTE_32F, no TF32), so f32 results match a CPU
+// reference to rounding.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MM_RUNTIME_CUDA_BLAS_H
+#define MM_RUNTIME_CUDA_BLAS_H
+
+#include "runtime/cuda/CudaCommon.h"
+
+#include <memory>
+
+namespace mm::rt::cuda {
+
+/// GEMV y[N] = act(x[K] W[K, N] + bias[N]) (W row-major [K, N], bias may be null) with the
+/// K dimension split over blocks when that gives the GPU more parallelism; the partial
+/// sums go through `scratch` (size from gemvScratch). N must be a multiple of 8 and x, W,
+/// y, bias 16-byte aligned (gemvSupported says whether a call qualifies).
+void gemv(cudaStream_t stream, DType dtype, const void *x, const void *w, const void *bias,
+          void *y, int64_t n, int64_t k, Activation act, const SplitScratch &scratch);
+/// The partial floats and counters gemv needs for [k, n] given a scratch of
+/// `availablePartialFloats` floats (0 and 0 when it does not split). gemv splits less when
+/// the scratch is smaller than it would like, but K > 8192 always needs ceil(K / 8192)
+/// splits (x is staged in 32 KiB of shared memory), which may exceed a tiny scratch.
+struct GemvScratchSize {
+  size_t partialFloats = 0;
+  size_t counterCount = 0;
+};
+GemvScratchSize gemvScratch(int64_t n, int64_t k, size_t availablePartialFloats);
+bool gemvSupported(DType dtype, const void *x, const void *w, const void *bias,
+                   const void *y, int64_t n, int64_t k);
+
+/// A cuBLASLt handle, its workspace and the GEMV split scratch, created once (they are
+/// the only allocations), plus a cache of matmul descriptors and chosen algorithms per
+/// shape: after the first call for a shape, a call does no heuristic query (a decode step
+/// replayed from a CUDA graph queries nothing). Not thread-safe; launches from one
+/// object must go to one stream at a time (the workspace and scratch are shared).
+class Blas {
+public:
+  enum class Path { automatic, cublasLt, gemv };
+
+  /// Creates the handle on the current device and allocates `workspaceBytes` of cuBLASLt
+  /// workspace (32 MiB is what NVIDIA recommends for Hopper) and the GEMV scratch.
+  explicit Blas(size_t workspaceBytes = size_t(32) << 20);
+  ~Blas();
+  Blas(const Blas &) = delete;
+  Blas &operator=(const Blas &) = delete;
+
+  struct LinearArgs {
+    DType dtype = DType::f32;
+    const void *x = nullptr;    ///< [m, k]
+    const void *w = nullptr;    ///< [k, n]
+    const void *bias = nullptr; ///< [n] or null
+    void *y = nullptr;          ///< [m, n]
+    int64_t m = 0, n = 0, k = 0;
+    Activation act = Activation::none;
+    Path path = Path::automatic; ///< force a path (tests and benchmarks)
+  };
+  void linear(cudaStream_t stream, const LinearArgs &args);
+
+  /// Batched row-major C[i] = A[i] B[i] for i < batch (A + i*strideA etc.; stride 0
+  /// broadcasts an operand). mm.matmul after the executor has flattened leading dims.
+  void matmul(cudaStream_t stream, DType dtype, const void *a, int64_t strideA,
+              const void *b, int64_t strideB, void *c, int64_t strideC, int64_t batch,
+              int64_t m, int64_t n, int64_t k);
+
+  /// The path `linear` takes for these arguments when args.path is automatic.
+  Path choosePath(const LinearArgs &args) const;
+  /// How many cuBLASLt heuristic queries this object has made (one per new shape).
+  size_t heuristicQueries() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace mm::rt::cuda
+
+#endif // MM_RUNTIME_CUDA_BLAS_H

@@ -1,0 +1,152 @@
+//===- DeviceUtil.cuh - device-side helpers shared by the CUDA kernels --------===//
+//
+// Conversions between the storage types (float, __half, __nv_bfloat16) and f32, 8-wide
+// vector loads/stores (16-byte aligned), warp and block reductions, activations, and the
+// dispatch from DType to the storage type. Internal to runtime/cuda.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MM_RUNTIME_CUDA_DEVICEUTIL_CUH
+#define MM_RUNTIME_CUDA_DEVICEUTIL_CUH
+
+#include "runtime/cuda/CudaCommon.h"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+namespace mm::rt::cuda {
+
+using bf16 = __nv_bfloat16;
+using f16 = __half;
+
+constexpr float kLog2e = 1.4426950408889634f;
+
+__device__ __forceinline__ float toF(float v) { return v; }
+__device__ __forceinline__ float toF(f16 v) { return __half2float(v); }
+__device__ __forceinline__ float toF(bf16 v) { return __bfloat162float(v); }
+
+template <typename T> __device__ __forceinline__ T fromF(float v);
+template <> __device__ __forceinline__ float fromF<float>(float v) { return v; }
+template <> __device__ __forceinline__ f16 fromF<f16>(float v) { return __float2half_rn(v); }
+template <> __device__ __forceinline__ bf16 fromF<bf16>(float v) { return __float2bfloat16_rn(v); }
+
+/// Loads 8 consecutive elements at p (16-byte aligned) as floats.
+__device__ __forceinline__ void load8(const float *p, float (&o)[8]) {
+  const float4 a = *reinterpret_cast<const float4 *>(p);
+  const float4 b = *reinterpret_cast<const float4 *>(p + 4);
+  o[0] = a.x; o[1] = a.y; o[2] = a.z; o[3] = a.w;
+  o[4] = b.x; o[5] = b.y; o[6] = b.z; o[7] = b.w;
+}
+template <typename T> __device__ __forceinline__ void load8(const T *p, float (&o)[8]) {
+  const uint4 raw = *reinterpret_cast<const uint4 *>(p);
+  const T *e = reinterpret_cast<const T *>(&raw);
+#pragma unroll
+  for (int i = 0; i < 8; ++i)
+    o[i] = toF(e[i]);
+}
+/// Stores 8 floats to 8 consecutive elements at p (16-byte aligned).
+__device__ __forceinline__ void store8(float *p, const float (&v)[8]) {
+  *reinterpret_cast<float4 *>(p) = make_float4(v[0], v[1], v[2], v[3]);
+  *reinterpret_cast<float4 *>(p + 4) = make_float4(v[4], v[5], v[6], v[7]);
+}
+template <typename T> __device__ __forceinline__ void store8(T *p, const float (&v)[8]) {
+  uint4 raw;
+  T *e = reinterpret_cast<T *>(&raw);
+#pragma unroll
+  for (int i = 0; i < 8; ++i)
+    e[i] = fromF<T>(v[i]);
+  *reinterpret_cast<uint4 *>(p) = raw;
+}
+
+/// The raw 16-byte vector of 8 elements (kept unconverted to save registers).
+template <typename T> struct Raw8 {
+  static constexpr int kWords = sizeof(T) * 8 / 16; // uint4 words: 1 for 16-bit, 2 for f32
+  uint4 w[kWords];
+};
+template <typename T> __device__ __forceinline__ void loadRaw8(const T *p, Raw8<T> &r) {
+#pragma unroll
+  for (int i = 0; i < Raw8<T>::kWords; ++i)
+    r.w[i] = reinterpret_cast<const uint4 *>(p)[i];
+}
+template <typename T> __device__ __forceinline__ float rawAt(const Raw8<T> &r, int i) {
+  return toF(reinterpret_cast<const T *>(r.w)[i]);
+}
+
+__device__ __forceinline__ float warpSum(float v) {
+#pragma unroll
+  for (int off = 16; off > 0; off >>= 1)
+    v += __shfl_xor_sync(0xffffffffu, v, off);
+  return v;
+}
+
+/// Sum over the block (blockDim.x a multiple of 32, at most 1024); every thread gets the
+/// result. `red` is 32 floats of shared memory; the call contains __syncthreads().
+__device__ __forceinline__ float blockSum(float v, float *red) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  v = warpSum(v);
+  __syncthreads(); // red may still be read by a previous call
+  if (lane == 0)
+    red[warp] = v;
+  __syncthreads();
+  const int nw = blockDim.x >> 5;
+  float t = lane < nw ? red[lane] : 0.0f;
+  return warpSum(t);
+}
+
+__device__ __forceinline__ float sigmoidF(float x) { return 1.0f / (1.0f + expf(-x)); }
+
+__device__ __forceinline__ float applyActivation(float x, Activation act) {
+  switch (act) {
+  case Activation::none:
+    return x;
+  case Activation::gelu:
+    return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));
+  case Activation::geluTanh: {
+    const float u = 0.7978845608028654f * (x + 0.044715f * x * x * x);
+    return 0.5f * x * (1.0f + tanhf(u));
+  }
+  case Activation::quickGelu:
+    return x * sigmoidF(1.702f * x);
+  case Activation::silu:
+    return x * sigmoidF(x);
+  case Activation::relu:
+    return x < 0.0f ? 0.0f : x;
+  }
+  return x;
+}
+
+/// True when p is 16-byte aligned (host and device).
+__host__ __device__ inline bool aligned16(const void *p) {
+  return (reinterpret_cast<uintptr_t>(p) & 15u) == 0;
+}
+
+} // namespace mm::rt::cuda
+
+/// Calls BODY with `scalar_t` bound to the storage type of DTYPE (f32, f16, bf16); throws
+/// Error naming KERNEL for any other dtype.
+#define MM_DISPATCH_FLOAT(DTYPE, KERNEL, ...)                                               \
+  do {                                                                                     \
+    switch (DTYPE) {                                                                       \
+    case ::mm::rt::DType::f32: {                                                           \
+      using scalar_t = float;                                                              \
+      __VA_ARGS__;                                                                         \
+      break;                                                                               \
+    }                                                                                      \
+    case ::mm::rt::DType::f16: {                                                           \
+      using scalar_t = ::mm::rt::cuda::f16;                                                \
+      __VA_ARGS__;                                                                         \
+      break;                                                                               \
+    }                                                                                      \
+    case ::mm::rt::DType::bf16: {                                                          \
+      using scalar_t = ::mm::rt::cuda::bf16;                                               \
+      __VA_ARGS__;                                                                         \
+      break;                                                                               \
+    }                                                                                      \
+    default:                                                                               \
+      ::mm::rt::fail(KERNEL, ": unsupported element type ", ::mm::rt::dtypeName(DTYPE),    \
+                     " (expected f32, f16 or bf16)");                                      \
+    }                                                                                      \
+  } while (0)
+
+#endif // MM_RUNTIME_CUDA_DEVICEUTIL_CUH

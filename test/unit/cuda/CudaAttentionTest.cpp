@@ -1,0 +1,381 @@
+//===- CudaAttentionTest.cpp - prefill and decode attention vs a double reference -===//
+//
+// Tolerances: the kernels keep q, k, v, scores, softmax and the output accumulator in
+// f32 and round the output once; outputs are convex combinations of v rows in [-1, 1].
+// So an output is within one unit roundoff u of the element type plus the f32 error of
+// the softmax (exp2f, sums of <= ~1000 positive terms: a few 1e-6 relative). Allowed:
+// 2u relative (bf16 2^-7, f16 2^-10) or 1e-4 relative for f32, plus 1e-5 absolute for
+// outputs near zero (cancellation among the v rows).
+//
+//===----------------------------------------------------------------------===//
+#include "CudaTestUtil.h"
+
+#include "runtime/cuda/Attention.h"
+
+#include <cmath>
+#include <functional>
+
+namespace mm::rt::cuda::test {
+namespace {
+
+double rtolFor(DType t) { return t == DType::f32 ? 1e-4 : 2.0 * unitRoundoff(t); }
+constexpr double kAtol = 1e-5;
+
+/// Visible-and-bias of key t for (b, h, s): returns false when masked, else adds the
+/// additive mask to `bias`.
+using MaskFn = std::function<bool(int64_t b, int64_t h, int64_t s, int64_t t, double &bias)>;
+
+/// out[b, h, s, :] = softmax_t(scale q.k + bias) v; q(b,h,s,d), k(b,hk,t,d), v likewise.
+/// Rows with no visible key are zero.
+void refAttention(int64_t B, int64_t Hq, int64_t Hkv, int64_t S, int64_t D,
+                  const std::function<int64_t(int64_t b)> &keysOf,
+                  const std::function<double(int64_t, int64_t, int64_t, int64_t)> &q,
+                  const std::function<double(int64_t, int64_t, int64_t, int64_t)> &k,
+                  const std::function<double(int64_t, int64_t, int64_t, int64_t)> &v,
+                  double scale, const MaskFn &visible,
+                  const std::function<double &(int64_t, int64_t, int64_t, int64_t)> &out) {
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < Hq; ++h) {
+      const int64_t hk = h / (Hq / Hkv), T = keysOf(b);
+      for (int64_t s = 0; s < S; ++s) {
+        std::vector<double> sc(T);
+        std::vector<bool> ok(T);
+        double mx = -INFINITY;
+        for (int64_t t = 0; t < T; ++t) {
+          double bias = 0.0;
+          ok[t] = visible(b, h, s, t, bias);
+          double dot = 0;
+          for (int64_t d = 0; d < D; ++d)
+            dot += q(b, h, s, d) * k(b, hk, t, d);
+          sc[t] = scale * dot + bias;
+          if (ok[t] && sc[t] == -INFINITY)
+            ok[t] = false;
+          if (ok[t])
+            mx = std::max(mx, sc[t]);
+        }
+        double sum = 0;
+        for (int64_t t = 0; t < T; ++t)
+          sum += ok[t] ? std::exp(sc[t] - mx) : 0.0;
+        for (int64_t d = 0; d < D; ++d) {
+          double acc = 0;
+          for (int64_t t = 0; t < T; ++t)
+            if (ok[t])
+              acc += std::exp(sc[t] - mx) * v(b, hk, t, d);
+          out(b, h, s, d) = sum > 0 ? acc / sum : 0.0;
+        }
+      }
+    }
+}
+
+struct PrefillCase {
+  int64_t B, Hq, Hkv, S, T, D;
+  bool causal;
+  MaskKind mask;
+};
+
+class CudaAttentionTest : public CudaTest {};
+
+TEST_F(CudaAttentionTest, PrefillMatchesReference) {
+  std::mt19937 gen(20);
+  const PrefillCase cases[] = {
+      {2, 4, 2, 37, 37, 64, true, MaskKind::none},      // causal self-attention, GQA 2
+      {1, 8, 1, 5, 70, 128, true, MaskKind::none},      // queries are the last 5 of 70 keys, MQA
+      {2, 2, 2, 50, 50, 72, false, MaskKind::additive}, // SigLIP head dim, additive mask
+      {1, 2, 1, 20, 33, 256, false, MaskKind::boolean}, // Gemma head dim, a fully masked row
+      {1, 3, 3, 9, 9, 80, true, MaskKind::none},
+      {2, 2, 1, 40, 40, 96, false, MaskKind::none},     // bidirectional (vision encoder)
+  };
+  for (DType dtype : kAllTypes)
+    for (const PrefillCase &c : cases) {
+      // q and out as [B, S, Hq, D] (the projection's layout), k and v as [B, Hkv, T, D].
+      const HostArray q = randomArray(dtype, c.B * c.S * c.Hq * c.D, gen, -2.0, 2.0);
+      const HostArray k = randomArray(dtype, c.B * c.Hkv * c.T * c.D, gen, -2.0, 2.0);
+      const HostArray v = randomArray(dtype, c.B * c.Hkv * c.T * c.D, gen);
+      // Additive mask [B, 1, S, T] (broadcast over heads), with some -inf entries;
+      // boolean mask [1, 1, S, T] (broadcast over batch and heads), row 3 all false.
+      std::vector<double> addMask(c.B * c.S * c.T);
+      std::uniform_real_distribution<double> md(-3.0, 0.0);
+      for (size_t i = 0; i < addMask.size(); ++i)
+        addMask[i] = (i % 7 == 3) ? -INFINITY : md(gen);
+      const HostArray addMaskT(dtype, addMask);
+      std::vector<uint8_t> boolMask(c.S * c.T);
+      for (int64_t s = 0; s < c.S; ++s)
+        for (int64_t t = 0; t < c.T; ++t)
+          boolMask[s * c.T + t] = s != 3 && ((s * 31 + t * 17) % 5 != 0);
+
+      DeviceBuffer dq = upload(q), dk = upload(k), dv = upload(v), dam = upload(addMaskT),
+                   dbm = uploadVector(boolMask);
+      DeviceBuffer dout = poisoned(dtype, c.B * c.S * c.Hq * c.D);
+      PrefillAttentionArgs a;
+      a.dtype = dtype;
+      a.batch = c.B;
+      a.qHeads = c.Hq;
+      a.kvHeads = c.Hkv;
+      a.qLen = c.S;
+      a.kvLen = c.T;
+      a.headDim = c.D;
+      a.q = {dq.get(), c.S * c.Hq * c.D, c.D, c.Hq * c.D};
+      a.k = {dk.get(), c.Hkv * c.T * c.D, c.T * c.D, c.D};
+      a.v = {dv.get(), c.Hkv * c.T * c.D, c.T * c.D, c.D};
+      a.out = dout.get();
+      a.outStrideB = c.S * c.Hq * c.D;
+      a.outStrideH = c.D;
+      a.outStrideS = c.Hq * c.D;
+      a.scale = float(1.0 / std::sqrt(double(c.D)));
+      a.causal = c.causal;
+      a.maskKind = c.mask;
+      if (c.mask == MaskKind::additive) {
+        a.mask = dam.get();
+        a.maskStrideB = c.S * c.T;
+        a.maskStrideH = 0;
+        a.maskStrideS = c.T;
+        a.maskStrideT = 1;
+      } else if (c.mask == MaskKind::boolean) {
+        a.mask = dbm.get();
+        a.maskStrideB = a.maskStrideH = 0;
+        a.maskStrideS = c.T;
+        a.maskStrideT = 1;
+      }
+      prefillAttention(stream, a);
+
+      std::vector<double> want(c.B * c.S * c.Hq * c.D);
+      const MaskFn visible = [&](int64_t b, int64_t, int64_t s, int64_t t, double &bias) {
+        if (c.causal && t > s + (c.T - c.S))
+          return false;
+        if (c.mask == MaskKind::additive)
+          bias = addMaskT.values[(b * c.S + s) * c.T + t];
+        if (c.mask == MaskKind::boolean)
+          return boolMask[s * c.T + t] != 0;
+        return true;
+      };
+      refAttention(
+          c.B, c.Hq, c.Hkv, c.S, c.D, [&](int64_t) { return c.T; },
+          [&](int64_t b, int64_t h, int64_t s, int64_t d) {
+            return q.values[((b * c.S + s) * c.Hq + h) * c.D + d];
+          },
+          [&](int64_t b, int64_t h, int64_t t, int64_t d) {
+            return k.values[((b * c.Hkv + h) * c.T + t) * c.D + d];
+          },
+          [&](int64_t b, int64_t h, int64_t t, int64_t d) {
+            return v.values[((b * c.Hkv + h) * c.T + t) * c.D + d];
+          },
+          1.0 / std::sqrt(double(c.D)), visible,
+          [&](int64_t b, int64_t h, int64_t s, int64_t d) -> double & {
+            return want[((b * c.S + s) * c.Hq + h) * c.D + d];
+          });
+      expectNear(download(dout, dtype, want.size()), want, rtolFor(dtype), kAtol,
+                 std::string("prefill ") + dtypeLabel(dtype) + " B" + std::to_string(c.B) +
+                     " H" + std::to_string(c.Hq) + "/" + std::to_string(c.Hkv) + " S" +
+                     std::to_string(c.S) + " T" + std::to_string(c.T) + " D" +
+                     std::to_string(c.D) + (c.causal ? " causal" : "") + " mask " +
+                     std::to_string(int(c.mask)));
+    }
+}
+
+struct DecodeCase {
+  int64_t B, Hq, Hkv, D, cap;
+  std::vector<int32_t> lens;
+  int32_t lenOffset;
+  int maxSplits;
+};
+
+/// Scratch for a decode launch, counters zeroed once.
+struct DecodeScratch {
+  DeviceBuffer partials, counters;
+  SplitScratch view;
+  DecodeScratch(int64_t B, int64_t Hq, int64_t Hkv, int64_t D, int splits) {
+    const ScratchSize s = decodeAttentionScratch(B, Hq, Hkv, D, splits);
+    partials = DeviceBuffer(std::max<size_t>(1, s.partialFloats) * sizeof(float));
+    counters = DeviceBuffer(std::max<size_t>(1, s.counterCount) * sizeof(unsigned));
+    checkCuda(cudaMemset(counters.get(), 0, counters.bytes()), "cudaMemset");
+    view = {partials.as<float>(), s.partialFloats, counters.as<unsigned>(), s.counterCount};
+  }
+};
+
+TEST_F(CudaAttentionTest, DecodeMatchesReference) {
+  std::mt19937 gen(21);
+  const DecodeCase cases[] = {
+      {3, 32, 4, 64, 1100, {1, 130, 1037}, 0, 0}, // llava-1b heads, automatic splits
+      {3, 32, 4, 64, 1100, {1, 130, 1037}, 0, 1}, // no split
+      {3, 32, 4, 64, 1100, {1, 130, 1037}, 0, 7}, // up to 7 splits
+      {1, 32, 4, 64, 4096, {4000}, 0, 0},         // 16 splits, the last one short
+      {2, 8, 8, 128, 300, {63, 298}, 1, 0},       // MHA, the step's row already appended
+      {1, 12, 4, 256, 200, {150}, 0, 3},          // group of 3 heads, head dim 256
+      {1, 8, 1, 256, 600, {555}, 0, 0},           // Gemma-like: 8 heads on 1 KV head, 3 splits
+      {2, 4, 2, 64, 64, {0, 64}, 0, 0},           // an empty sequence and a full cache
+  };
+  for (DType dtype : kAllTypes)
+    for (const DecodeCase &c : cases) {
+      const HostArray kc = randomArray(dtype, c.B * c.Hkv * c.cap * c.D, gen, -2.0, 2.0);
+      const HostArray vc = randomArray(dtype, c.B * c.Hkv * c.cap * c.D, gen);
+      DeviceBuffer dk = upload(kc), dv = upload(vc), dl = uploadVector(c.lens);
+      const int splits = c.maxSplits > 0
+                             ? c.maxSplits
+                             : decodeAttentionDefaultSplits(c.B, c.Hq, c.Hkv, c.D, c.cap);
+      DecodeScratch scratch(c.B, c.Hq, c.Hkv, c.D, splits);
+      const int64_t qStrideB = c.Hq * c.D + 8; // padded rows: strides are honoured
+      for (int rep = 0; rep < 2; ++rep) { // a second launch checks the counters were reset
+        const HostArray q = randomArray(dtype, c.B * qStrideB, gen, -2.0, 2.0);
+        DeviceBuffer dq = upload(q), dout = poisoned(dtype, c.B * c.Hq * c.D);
+        DecodeAttentionArgs a;
+        a.dtype = dtype;
+        a.batch = c.B;
+        a.qHeads = c.Hq;
+        a.kvHeads = c.Hkv;
+        a.headDim = c.D;
+        a.q = dq.get();
+        a.qStrideB = qStrideB;
+        a.qStrideH = c.D;
+        a.out = dout.get();
+        a.outStrideB = c.Hq * c.D;
+        a.outStrideH = c.D;
+        a.cache = {dk.get(), dv.get(), c.B, c.Hkv, c.cap, c.D};
+        a.lens = dl.as<int32_t>();
+        a.lenOffset = c.lenOffset;
+        a.scale = float(1.0 / std::sqrt(double(c.D)));
+        a.maxSplits = c.maxSplits;
+        a.scratch = scratch.view;
+        decodeAttention(stream, a);
+
+        std::vector<double> want(c.B * c.Hq * c.D);
+        refAttention(
+            c.B, c.Hq, c.Hkv, 1, c.D,
+            [&](int64_t b) { return std::min<int64_t>(c.cap, c.lens[b] + c.lenOffset); },
+            [&](int64_t b, int64_t h, int64_t, int64_t d) {
+              return q.values[b * qStrideB + h * c.D + d];
+            },
+            [&](int64_t b, int64_t h, int64_t t, int64_t d) {
+              return kc.values[((b * c.Hkv + h) * c.cap + t) * c.D + d];
+            },
+            [&](int64_t b, int64_t h, int64_t t, int64_t d) {
+              return vc.values[((b * c.Hkv + h) * c.cap + t) * c.D + d];
+            },
+            1.0 / std::sqrt(double(c.D)),
+            [](int64_t, int64_t, int64_t, int64_t, double &) { return true; },
+            [&](int64_t b, int64_t h, int64_t, int64_t d) -> double & {
+              return want[(b * c.Hq + h) * c.D + d];
+            });
+        expectNear(download(dout, dtype, want.size()), want, rtolFor(dtype), kAtol,
+                   std::string("decode ") + dtypeLabel(dtype) + " B" + std::to_string(c.B) +
+                       " H" + std::to_string(c.Hq) + "/" + std::to_string(c.Hkv) + " D" +
+                       std::to_string(c.D) + " cap" + std::to_string(c.cap) + " splits " +
+                       std::to_string(c.maxSplits) + " rep " + std::to_string(rep));
+      }
+    }
+}
+
+/// The decode step as the executor will run it: append the new K/V row at the device
+/// length, attend (lenOffset 1), advance the lengths; captured once in a CUDA graph and
+/// replayed for 40 steps with new inputs copied into the same buffers each time.
+TEST_F(CudaAttentionTest, CapturedDecodeStepServesEveryStep) {
+  std::mt19937 gen(22);
+  const DType dtype = DType::bf16;
+  // Lengths cross 256 and 512 during the replays, so the split count chosen on the
+  // device changes under one captured graph.
+  const int64_t B = 2, Hq = 8, Hkv = 2, D = 64, cap = 1024, steps = 40;
+  std::vector<int32_t> lens = {230, 500};
+  HostArray kc = randomArray(dtype, B * Hkv * cap * D, gen, -2.0, 2.0);
+  HostArray vc = randomArray(dtype, B * Hkv * cap * D, gen);
+  DeviceBuffer dk = upload(kc), dv = upload(vc), dl = uploadVector(lens);
+  DeviceBuffer dq(B * Hq * D * 2), dnk(B * Hkv * D * 2), dnv(B * Hkv * D * 2);
+  DeviceBuffer dout(B * Hq * D * 2), flag = uploadVector(std::vector<int>{0});
+  const int splits = decodeAttentionDefaultSplits(B, Hq, Hkv, D, cap);
+  DecodeScratch scratch(B, Hq, Hkv, D, splits);
+  const KvCacheView cache{dk.get(), dv.get(), B, Hkv, cap, D};
+
+  DecodeAttentionArgs a;
+  a.dtype = dtype;
+  a.batch = B;
+  a.qHeads = Hq;
+  a.kvHeads = Hkv;
+  a.headDim = D;
+  a.q = dq.get();
+  a.qStrideB = Hq * D;
+  a.qStrideH = D;
+  a.out = dout.get();
+  a.outStrideB = Hq * D;
+  a.outStrideH = D;
+  a.cache = cache;
+  a.lens = dl.as<int32_t>();
+  a.lenOffset = 1;
+  a.scale = 0.125f;
+  a.scratch = scratch.view;
+
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  checkCuda(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), "begin capture");
+  kvCacheAppend(stream, dtype, cache, dnk.get(), dnv.get(), 1, Hkv * D, D, D, dl.as<int32_t>(),
+                flag.as<int>());
+  decodeAttention(stream, a);
+  advanceLengths(stream, dl.as<int32_t>(), B, 1);
+  checkCuda(cudaStreamEndCapture(stream, &graph), "end capture");
+  checkCuda(cudaGraphInstantiate(&exec, graph, 0), "instantiate");
+
+  for (int64_t step = 0; step < steps; ++step) {
+    const HostArray q = randomArray(dtype, B * Hq * D, gen, -2.0, 2.0);
+    const HostArray nk = randomArray(dtype, B * Hkv * D, gen, -2.0, 2.0);
+    const HostArray nv = randomArray(dtype, B * Hkv * D, gen);
+    for (auto [buf, arr] : {std::pair<DeviceBuffer *, const HostArray *>{&dq, &q},
+                            {&dnk, &nk}, {&dnv, &nv}}) {
+      const std::vector<uint8_t> bytes = arr->bytes();
+      checkCuda(cudaMemcpy(buf->get(), bytes.data(), bytes.size(), cudaMemcpyHostToDevice),
+                "copy step inputs");
+    }
+    checkCuda(cudaGraphLaunch(exec, stream), "graph launch");
+    // Host model of the step.
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t h = 0; h < Hkv; ++h)
+        for (int64_t d = 0; d < D; ++d) {
+          kc.values[((b * Hkv + h) * cap + lens[b]) * D + d] = nk.values[(b * Hkv + h) * D + d];
+          vc.values[((b * Hkv + h) * cap + lens[b]) * D + d] = nv.values[(b * Hkv + h) * D + d];
+        }
+    std::vector<double> want(B * Hq * D);
+    refAttention(
+        B, Hq, Hkv, 1, D, [&](int64_t b) { return int64_t(lens[b]) + 1; },
+        [&](int64_t b, int64_t h, int64_t, int64_t d) { return q.values[(b * Hq + h) * D + d]; },
+        [&](int64_t b, int64_t h, int64_t t, int64_t d) {
+          return kc.values[((b * Hkv + h) * cap + t) * D + d];
+        },
+        [&](int64_t b, int64_t h, int64_t t, int64_t d) {
+          return vc.values[((b * Hkv + h) * cap + t) * D + d];
+        },
+        0.125, [](int64_t, int64_t, int64_t, int64_t, double &) { return true; },
+        [&](int64_t b, int64_t h, int64_t, int64_t d) -> double & {
+          return want[(b * Hq + h) * D + d];
+        });
+    for (int32_t &l : lens)
+      ++l;
+    expectNear(download(dout, dtype, want.size()), want, rtolFor(dtype), kAtol,
+               "graph step " + std::to_string(step));
+    if (HasFailure())
+      break;
+  }
+  EXPECT_EQ(downloadVector<int32_t>(dl, B), lens);
+  EXPECT_EQ(downloadVector<int>(flag, 1)[0], 0);
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+}
+
+TEST_F(CudaAttentionTest, UnsupportedShapesThrow) {
+  PrefillAttentionArgs p;
+  p.dtype = DType::bf16;
+  p.batch = 1;
+  p.qHeads = 3;
+  p.kvHeads = 2; // not a divisor
+  p.qLen = p.kvLen = 4;
+  p.headDim = 64;
+  EXPECT_THROW(prefillAttention(stream, p), Error);
+  p.kvHeads = 1;
+  p.headDim = 48; // unsupported
+  EXPECT_THROW(prefillAttention(stream, p), Error);
+  DecodeAttentionArgs d;
+  d.dtype = DType::bf16;
+  d.batch = 1;
+  d.qHeads = 4;
+  d.kvHeads = 4;
+  d.headDim = 80; // decode supports 64, 128, 256
+  EXPECT_THROW(decodeAttention(stream, d), Error);
+}
+
+} // namespace
+} // namespace mm::rt::cuda::test

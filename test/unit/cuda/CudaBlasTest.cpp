@@ -1,0 +1,239 @@
+//===- CudaBlasTest.cpp - GEMM (cuBLASLt) and GEMV against a double reference -===//
+//
+// Tolerances. Inputs are rounded to the element type before the reference sees them,
+// so the only differences are (a) the f32 accumulation order over K terms and (b) the
+// one rounding of the output (and f32 activation functions). (a) is bounded here by
+// 2e-6 * sum_k |x_k w_kn| (about 30 f32 unit roundoffs of the magnitude sum: K <= 5632,
+// error grows like sqrt(K) in practice); (b) by 2 unit roundoffs of the element type
+// relative to the output (bf16 2^-7, f16 2^-10, f32 2^-23), plus 3e-4 |pre-activation|
+// for the tanh-GELU epilogue of cuBLASLt (it may use the hardware tanh approximation,
+// relative error ~2^-11, and GELU's error is at most |x|/2 times tanh's), plus, for the
+// activations cuBLASLt cannot fuse, the activation's change over one rounding of the
+// pre-activation (the GEMM writes it in the element type first, as PyTorch does).
+//
+//===----------------------------------------------------------------------===//
+#include "CudaTestUtil.h"
+
+#include "runtime/cuda/Blas.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace mm::rt::cuda::test {
+namespace {
+
+double refActivation(double x, Activation act) {
+  switch (act) {
+  case Activation::none: return x;
+  case Activation::gelu: return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
+  case Activation::geluTanh:
+    return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
+  case Activation::quickGelu: return x / (1.0 + std::exp(-1.702 * x));
+  case Activation::silu: return x / (1.0 + std::exp(-x));
+  case Activation::relu: return x < 0 ? 0.0 : x;
+  }
+  return x;
+}
+
+const char *actName(Activation a) {
+  static const char *names[] = {"none", "gelu", "gelu_tanh", "quick_gelu", "silu", "relu"};
+  return names[int(a)];
+}
+
+struct LinearCase {
+  int64_t m, n, k;
+};
+
+/// Runs one linear layer on the device and checks it against the double reference.
+void checkLinear(Blas &blas, cudaStream_t stream, DType dtype, LinearCase c, bool withBias,
+                 Activation act, Blas::Path path, std::mt19937 &gen) {
+  const HostArray x = randomArray(dtype, c.m * c.k, gen);
+  const HostArray w = randomArray(dtype, c.k * c.n, gen);
+  const HostArray bias = randomArray(dtype, c.n, gen);
+  DeviceBuffer dx = upload(x), dw = upload(w), db = upload(bias);
+  DeviceBuffer dy = poisoned(dtype, c.m * c.n);
+  Blas::LinearArgs a;
+  a.dtype = dtype;
+  a.x = dx.get();
+  a.w = dw.get();
+  a.bias = withBias ? db.get() : nullptr;
+  a.y = dy.get();
+  a.m = c.m;
+  a.n = c.n;
+  a.k = c.k;
+  a.act = act;
+  a.path = path;
+  blas.linear(stream, a);
+  const std::vector<double> got = download(dy, dtype, c.m * c.n);
+
+  // cuBLASLt fuses bias, tanh-GELU and ReLU; the other activations run after the GEMM.
+  const bool unfusedOnGemm = act == Activation::gelu || act == Activation::quickGelu ||
+                             act == Activation::silu;
+  std::vector<double> want(c.m * c.n), atol(c.m * c.n);
+  for (int64_t i = 0; i < c.m; ++i)
+    for (int64_t j = 0; j < c.n; ++j) {
+      double s = withBias ? bias.values[j] : 0.0, mag = std::fabs(s);
+      for (int64_t kk = 0; kk < c.k; ++kk) {
+        const double t = x.values[i * c.k + kk] * w.values[kk * c.n + j];
+        s += t;
+        mag += std::fabs(t);
+      }
+      want[i * c.n + j] = refActivation(s, act);
+      double extra = act == Activation::geluTanh ? 3e-4 * std::fabs(s) : 0.0;
+      if (unfusedOnGemm && path != Blas::Path::gemv) {
+        // The GEMM's output is rounded to the element type before the activation runs (as
+        // in PyTorch): allow the activation's change over one rounding of s.
+        const double d = unitRoundoff(dtype) * std::fabs(s);
+        extra += std::max(std::fabs(refActivation(s + d, act) - want[i * c.n + j]),
+                          std::fabs(refActivation(s - d, act) - want[i * c.n + j]));
+      }
+      atol[i * c.n + j] = 2e-6 * mag + extra + 1e-30;
+    }
+  const double rtol = 2.0 * unitRoundoff(dtype);
+  expectNear(got, want, rtol, atol,
+             std::string("linear ") + dtypeLabel(dtype) + " [" + std::to_string(c.m) + "x" +
+                 std::to_string(c.k) + "]x[" + std::to_string(c.k) + "x" + std::to_string(c.n) +
+                 "] bias=" + (withBias ? "yes" : "no") + " act=" + actName(act) + " path=" +
+                 (path == Blas::Path::gemv ? "gemv" : path == Blas::Path::cublasLt ? "cublasLt"
+                                                                                  : "auto"));
+}
+
+class CudaBlasTest : public CudaTest {};
+
+TEST_F(CudaBlasTest, LinearMatchesReferenceForEveryDtypeEpilogueAndPath) {
+  Blas blas;
+  std::mt19937 gen(1);
+  const LinearCase cases[] = {
+      {1, 2048, 2048}, // decode q/o projection: GEMV splits K over blocks
+      {1, 264, 1000},  // N not a multiple of 64, K not a multiple of 128
+      {1, 5632, 64},   // short K: no split
+      {5, 96, 40},     // small GEMM
+      {33, 256, 512},  // prefill-like GEMM
+  };
+  const std::pair<bool, Activation> epilogues[] = {
+      {false, Activation::none}, {true, Activation::none},      {true, Activation::geluTanh},
+      {true, Activation::gelu},  {false, Activation::quickGelu}, {true, Activation::silu},
+      {true, Activation::relu},  {false, Activation::geluTanh}};
+  for (DType dtype : kAllTypes)
+    for (const LinearCase &c : cases)
+      for (auto [bias, act] : epilogues) {
+        checkLinear(blas, stream, dtype, c, bias, act, Blas::Path::cublasLt, gen);
+        if (c.m == 1)
+          checkLinear(blas, stream, dtype, c, bias, act, Blas::Path::gemv, gen);
+      }
+}
+
+TEST_F(CudaBlasTest, AutomaticPathPicksGemvForNarrowOneRowProducts) {
+  Blas blas;
+  std::mt19937 gen(2);
+  for (DType dtype : kAllTypes)
+    for (int64_t n : {int64_t(512), int64_t(8016)})
+      checkLinear(blas, stream, dtype, {1, n, 2048}, true, Activation::none,
+                  Blas::Path::automatic, gen);
+  Blas::LinearArgs a;
+  a.dtype = DType::bf16;
+  DeviceBuffer w(2048 * 2048 * 2), x(4096), y(4096);
+  a.x = x.get();
+  a.w = w.get();
+  a.y = y.get();
+  a.m = 1;
+  a.n = 2048;
+  a.k = 2048;
+  EXPECT_EQ(blas.choosePath(a), Blas::Path::cublasLt); // cuBLASLt is as fast at N = 2048
+  a.n = 256;
+  EXPECT_EQ(blas.choosePath(a), Blas::Path::gemv); // the GEMV is faster for narrow N
+  a.m = 2;
+  EXPECT_EQ(blas.choosePath(a), Blas::Path::cublasLt);
+  a.m = 1;
+  a.n = 252; // not a multiple of 8
+  EXPECT_EQ(blas.choosePath(a), Blas::Path::cublasLt);
+}
+
+TEST_F(CudaBlasTest, RepeatedSplitGemvLaunchesStayCorrect) {
+  // The split-K GEMV's last block resets its counter; a stale counter would make a
+  // later launch reduce too early. Three launches with fresh inputs on one object.
+  Blas blas;
+  std::mt19937 gen(3);
+  for (int i = 0; i < 3; ++i)
+    checkLinear(blas, stream, DType::bf16, {1, 1024, 4096}, false, Activation::none,
+                Blas::Path::gemv, gen);
+}
+
+TEST_F(CudaBlasTest, PlansAreCachedPerShape) {
+  Blas blas;
+  std::mt19937 gen(4);
+  checkLinear(blas, stream, DType::bf16, {4, 128, 256}, true, Activation::none,
+              Blas::Path::cublasLt, gen);
+  const size_t after1 = blas.heuristicQueries();
+  EXPECT_GE(after1, 1u); // 2 if cuBLASLt had no bias-epilogue algorithm (plain GEMM retry)
+  // Same shape, new buffers (cudaMalloc alignment is 256, so the same key): no query.
+  checkLinear(blas, stream, DType::bf16, {4, 128, 256}, true, Activation::none,
+              Blas::Path::cublasLt, gen);
+  EXPECT_EQ(blas.heuristicQueries(), after1);
+  checkLinear(blas, stream, DType::bf16, {4, 128, 512}, true, Activation::none,
+              Blas::Path::cublasLt, gen);
+  EXPECT_GT(blas.heuristicQueries(), after1);
+}
+
+TEST_F(CudaBlasTest, BatchedMatmulWithBroadcastOperand) {
+  Blas blas;
+  std::mt19937 gen(5);
+  const int64_t batch = 3, m = 17, n = 24, k = 40;
+  for (DType dtype : kAllTypes)
+    for (bool broadcastB : {false, true}) {
+      const HostArray a = randomArray(dtype, batch * m * k, gen);
+      const HostArray b = randomArray(dtype, (broadcastB ? 1 : batch) * k * n, gen);
+      DeviceBuffer da = upload(a), dbuf = upload(b), dc = poisoned(dtype, batch * m * n);
+      blas.matmul(stream, dtype, da.get(), m * k, dbuf.get(), broadcastB ? 0 : k * n, dc.get(),
+                  m * n, batch, m, n, k);
+      const std::vector<double> got = download(dc, dtype, batch * m * n);
+      std::vector<double> want(batch * m * n), atol(batch * m * n);
+      for (int64_t i = 0; i < batch; ++i)
+        for (int64_t r = 0; r < m; ++r)
+          for (int64_t c = 0; c < n; ++c) {
+            double s = 0, mag = 0;
+            for (int64_t kk = 0; kk < k; ++kk) {
+              const double t = a.values[(i * m + r) * k + kk] *
+                               b.values[(broadcastB ? 0 : i * k * n) + kk * n + c];
+              s += t;
+              mag += std::fabs(t);
+            }
+            want[(i * m + r) * n + c] = s;
+            atol[(i * m + r) * n + c] = 2e-6 * mag + 1e-30;
+          }
+      expectNear(got, want, 2.0 * unitRoundoff(dtype), atol,
+                 std::string("batched matmul ") + dtypeLabel(dtype) +
+                     (broadcastB ? " broadcast B" : ""));
+    }
+}
+
+TEST_F(CudaBlasTest, BadArgumentsThrowClearErrors) {
+  Blas blas;
+  DeviceBuffer buf(1 << 16);
+  Blas::LinearArgs a;
+  a.dtype = DType::i32;
+  a.x = a.w = buf.get();
+  a.y = buf.get();
+  a.m = a.n = a.k = 8;
+  a.path = Blas::Path::cublasLt;
+  try {
+    blas.linear(stream, a);
+    ADD_FAILURE() << "expected an error for i32";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("unsupported element type i32"), std::string::npos)
+        << e.what();
+  }
+  a.dtype = DType::bf16;
+  a.n = 12; // GEMV needs n % 8 == 0
+  a.m = 1;
+  a.path = Blas::Path::gemv;
+  try {
+    blas.linear(stream, a);
+    ADD_FAILURE() << "expected an error for n = 12 on the GEMV path";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("cuda gemv"), std::string::npos) << e.what();
+  }
+}
+
+} // namespace
+} // namespace mm::rt::cuda::test
