@@ -151,13 +151,32 @@ LogicalResult importCast(NodeContext &c) {
   return success();
 }
 
-/// Identity, and Dropout in inference mode (its mask output is not supported).
 LogicalResult importIdentity(NodeContext &c) {
   if (failed(c.requireInputs(1)))
     return failure();
-  if (c.outputUsed(1))
-    return c.unsupported("the Dropout mask output");
   c.setOutput(0, c.in(0));
+  return success();
+}
+
+/// Dropout in inference mode: the input, and an all-true mask. Training mode (the
+/// training_mode input, opset 12+, set or computed) draws random masks: unsupported.
+LogicalResult importDropout(NodeContext &c) {
+  if (failed(c.requireInputs(1)))
+    return failure();
+  if (c.has(2)) {
+    auto training = c.constScalar(2);
+    if (!training || *training != 0)
+      return c.unsupported("Dropout in training mode");
+  }
+  c.setOutput(0, c.in(0));
+  if (c.outputUsed(1)) {
+    RankedTensorType t = c.type(0);
+    Builder &b = c.builder();
+    Value shape = c.create<ShapeOp>(RankedTensorType::get({t.getRank()}, b.getI64Type()), c.in(0),
+                                    b.getI64IntegerAttr(0), IntegerAttr());
+    c.setOutput(1, c.create<ConstantOfShapeOp>(RankedTensorType::get(t.getShape(), b.getI1Type()),
+                                               shape, b.getBoolAttr(true)));
+  }
   return success();
 }
 
@@ -245,7 +264,7 @@ void addElementwiseOps(OpTable &t) {
   t["Cast"] = importCast;
   t["CastLike"] = importCast;
   t["Identity"] = importIdentity;
-  t["Dropout"] = importIdentity;
+  t["Dropout"] = importDropout;
   t["Clip"] = importClip;
 }
 

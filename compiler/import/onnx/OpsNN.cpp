@@ -228,18 +228,46 @@ LogicalResult importReduce(NodeContext &c) {
   return success();
 }
 
+/// LayerNormalization's optional Mean and InvStdDev outputs over dims [axis, rank), in
+/// the stash type (f32 unless stash_type says otherwise), keeping the reduced dims as 1.
+LogicalResult layerNormStatistics(NodeContext &c, int64_t axis, float eps) {
+  Value x = c.in(0);
+  RankedTensorType t = c.type(0);
+  Type stash = elementType(c.attrInt("stash_type", 1), c.ctx());
+  if (!stash || !isa<FloatType>(stash))
+    return c.unsupported("stash_type " + dataTypeName(c.attrInt("stash_type", 1)));
+  if (t.getElementType() != stash)
+    x = c.create<CastOp>(RankedTensorType::get(t.getShape(), stash), x);
+  SmallVector<int64_t> axes;
+  for (int64_t i = axis; i < t.getRank(); ++i)
+    axes.push_back(i);
+  Value mean = reduce<ReduceMeanOp>(c, x, axes, /*keepdims=*/true);
+  auto centered = broadcastOp<SubOp>(c, x, mean);
+  if (failed(centered))
+    return failure();
+  Value sq = c.create<MulOp>(centered->getType(), *centered, *centered);
+  Value var = reduce<ReduceMeanOp>(c, sq, axes, /*keepdims=*/true);
+  auto shifted = broadcastOp<AddOp>(c, var, c.scalar(stash, eps));
+  if (failed(shifted))
+    return failure();
+  Value stddev = c.create<SqrtOp>(shifted->getType(), *shifted);
+  c.setOutput(1, mean);
+  c.setOutput(2, c.create<ReciprocalOp>(stddev.getType(), stddev));
+  return success();
+}
+
 LogicalResult importLayerNorm(NodeContext &c) {
   if (failed(c.requireInputs(2)))
     return failure();
-  if (c.outputUsed(1) || c.outputUsed(2))
-    return c.unsupported("LayerNormalization Mean / InvStdDev outputs (training only)");
   auto axis = c.normalizeAxis(c.attrInt("axis", -1), c.type(0).getRank(), "axis");
   if (failed(axis))
     return failure();
+  float eps = c.attrFloat("epsilon", 1e-5f);
   Builder &b = c.builder();
   c.setOutput(0, c.create<LayerNormOp>(c.type(0), c.in(0), c.in(1), c.in(2),
-                                       b.getI64IntegerAttr(*axis),
-                                       b.getF32FloatAttr(c.attrFloat("epsilon", 1e-5f))));
+                                       b.getI64IntegerAttr(*axis), b.getF32FloatAttr(eps)));
+  if (c.outputUsed(1) || c.outputUsed(2))
+    return layerNormStatistics(c, *axis, eps);
   return success();
 }
 

@@ -2,9 +2,9 @@
 //
 // ONNX Attention-23 -> mm.attention (plus the KV-cache concat, 3-D <-> 4-D head layout
 // changes and, when the causal offset cannot be proven equal to mm.attention's, an
-// explicit causal mask). RotaryEmbedding-23 -> mm.rotary with full-width cos/sin built
-// from the half-width caches. Semantics: onnx/reference/ops/op_attention.py and
-// op_rotary_embedding.py.
+// explicit causal mask); with softcap, spelled out as matmul / tanh / softmax / matmul.
+// RotaryEmbedding-23 -> mm.rotary with full-width cos/sin built from the half-width
+// caches. Semantics: onnx/reference/ops/op_attention.py and op_rotary_embedding.py.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/import/onnx/OpBuilders.h"
@@ -19,6 +19,13 @@ namespace mm::onnx_import {
 namespace {
 
 bool isDyn(int64_t d) { return ShapedType::isDynamic(d); }
+
+FailureOr<Value> matmulOf(NodeContext &c, Value a, Value b) {
+  auto shape = matmulShape(shapeOf(a), shapeOf(b));
+  if (!shape)
+    return c.error() << "operands do not fit a matmul: " << a.getType() << " x " << b.getType();
+  return c.create<MatMulOp>(withShape(a, *shape), a, b).getResult();
+}
 
 /// [B, S, H*D] -> [B, H, S, D].
 Value splitHeads(NodeContext &c, Value x, int64_t heads) {
@@ -80,6 +87,59 @@ FailureOr<Value> padMask(NodeContext &c, Value mask, int64_t keyLen) {
   return c.create<PadOp>(withShape(mask, out), mask, fill, pads, PadMode::constant).getResult();
 }
 
+/// KV heads repeated for GQA: [B, Hkv, T, D] -> [B, Hkv * rep, T, D], each head `rep`
+/// times in a row (query head h reads KV head h / rep, as mm.attention does).
+FailureOr<Value> repeatHeads(NodeContext &c, Value kv, int64_t rep) {
+  if (rep == 1)
+    return kv;
+  Shape s = shapeOf(kv);
+  if (isDyn(s[1]) || isDyn(s[3]))
+    return c.unsupported("Attention with softcap and GQA needs static head counts and head size");
+  Value u = buildUnsqueeze(c, kv, 2);
+  Shape e = shapeOf(u);
+  e[2] = rep;
+  Value expanded = c.create<ExpandOp>(withShape(u, e), u, c.constI64({1, 1, rep, 1, 1}));
+  return buildReshape(c, expanded, {0, s[1] * rep, -1, s[3]});
+}
+
+/// A boolean mask as an additive one (0 where true, -inf where false).
+Value additiveMask(NodeContext &c, Value mask, Type elt) {
+  if (!cast<RankedTensorType>(mask.getType()).getElementType().isInteger(1))
+    return mask;
+  Value zero = c.scalar(elt, 0), ninf = c.scalar(elt, -std::numeric_limits<double>::infinity());
+  return c.create<WhereOp>(RankedTensorType::get(shapeOf(mask), elt), mask, zero, ninf);
+}
+
+/// softmax(softcap * tanh(scale * Q K^T / softcap) + bias) V, spelled out with mm ops for
+/// what mm.attention cannot express (softcap; ONNX applies it before the mask).
+FailureOr<Value> composedAttention(NodeContext &c, Value q, Value k, Value v, Value bias,
+                                   float scale, float softcap) {
+  int64_t hq = shapeOf(q)[1], hkv = shapeOf(k)[1];
+  if (isDyn(hq) || isDyn(hkv) || hkv == 0 || hq % hkv != 0)
+    return c.error() << "query heads " << hq << " are not a multiple of key/value heads " << hkv;
+  auto kr = repeatHeads(c, k, hq / hkv), vr = repeatHeads(c, v, hq / hkv);
+  if (failed(kr) || failed(vr))
+    return failure();
+  Type elt = cast<RankedTensorType>(q.getType()).getElementType();
+  Value kt = buildTranspose(c, *kr, {0, 1, 3, 2});
+  auto scores = matmulOf(c, q, kt);
+  if (failed(scores) || failed(scores = buildBroadcast<MulOp>(c, *scores, c.scalar(elt, scale))))
+    return failure();
+  if (softcap > 0) {
+    Value cap = c.scalar(elt, softcap);
+    auto scaled = buildBroadcast<DivOp>(c, *scores, cap);
+    if (failed(scaled))
+      return failure();
+    Value t = c.create<TanhOp>(scaled->getType(), *scaled);
+    if (failed(scores = buildBroadcast<MulOp>(c, t, cap)))
+      return failure();
+  }
+  if (bias && failed(scores = buildBroadcast<AddOp>(c, *scores, additiveMask(c, bias, elt))))
+    return failure();
+  Value probs = c.create<SoftmaxOp>(scores->getType(), *scores, -1);
+  return matmulOf(c, probs, *vr);
+}
+
 LogicalResult importAttention(NodeContext &c) {
   if (failed(c.requireInputs(3)))
     return failure();
@@ -87,8 +147,6 @@ LogicalResult importAttention(NodeContext &c) {
     return c.unsupported("Attention with nonpad_kv_seqlen");
   if (c.outputUsed(3))
     return c.unsupported("Attention's qk_matmul_output");
-  if (c.attrFloat("softcap", 0.0f) != 0.0f)
-    return c.unsupported("Attention with softcap");
   int64_t rank = c.type(0).getRank();
   if (rank != 3 && rank != 4)
     return c.error() << "Q must be 3-D or 4-D, got " << c.type(0);
@@ -140,12 +198,13 @@ LogicalResult importAttention(NodeContext &c) {
       return failure();
     mask = *padded;
   }
+  float softcap = c.attrFloat("softcap", 0.0f);
   bool causal = false;
   if (c.attrInt("is_causal", 0)) {
     // mm.attention's causal offset is T - S; ONNX's is the past length: equal when the new
     // keys are as many as the queries.
     int64_t s = shapeOf(q)[2], kn = shapeOf(k)[2];
-    if (!isDyn(s) && s == kn) {
+    if (!isDyn(s) && s == kn && softcap <= 0) {
       causal = true;
     } else {
       auto allowed = causalMask(c, q, *presentK, c.in(4));
@@ -169,13 +228,20 @@ LogicalResult importAttention(NodeContext &c) {
     }
   }
 
-  Shape qs = shapeOf(q), vs = shapeOf(*presentV);
-  Shape out{qs[0], qs[1], qs[2], vs[3]};
-  if (isDyn(out[0]))
-    out[0] = vs[0];
-  Value y = c.create<AttentionOp>(withShape(q, out), q, *presentK, *presentV, mask,
-                                  c.builder().getF32FloatAttr(scale),
-                                  c.builder().getBoolAttr(causal));
+  Value y;
+  if (softcap > 0) {
+    auto composed = composedAttention(c, q, *presentK, *presentV, mask, scale, softcap);
+    if (failed(composed))
+      return failure();
+    y = *composed;
+  } else {
+    Shape qs = shapeOf(q), vs = shapeOf(*presentV);
+    Shape out{qs[0], qs[1], qs[2], vs[3]};
+    if (isDyn(out[0]))
+      out[0] = vs[0];
+    y = c.create<AttentionOp>(withShape(q, out), q, *presentK, *presentV, mask,
+                              c.builder().getF32FloatAttr(scale), c.builder().getBoolAttr(causal));
+  }
   if (rank == 3)
     y = mergeHeads(c, y);
   c.setOutput(0, y);

@@ -70,12 +70,14 @@ def elementwise():
         node("Clip", ["a", "lo", "hi"], ["clip"]),
         node("Clip", ["a", "", "hi"], ["clip_max_only"]),
         node("Dropout", ["a"], ["dropout"]),
+        node("Dropout", ["a", "", "no_training"], ["dropout2", "dropout_mask"]),
     ]
     for n in ["max3", "min2", "sum3", "mean2", "pow_int_exp", "eq", "lt", "le", "gt", "ge",
               "and", "or", "not", "where", "isnan", "cast_i64", "cast_same", "castlike", "clip",
-              "clip_max_only", "dropout"]:
+              "clip_max_only", "dropout", "dropout2", "dropout_mask"]:
         outs.append(vi(n, TensorProto.UNDEFINED, None))
-    inits = [const("two_i", 2), const("lo", -1.0, np.float32), const("hi", 1.0, np.float32)]
+    inits = [const("two_i", 2), const("lo", -1.0, np.float32), const("hi", 1.0, np.float32),
+             const("no_training", False, np.bool_)]
     return model(nodes, [vi("a", F, ["batch", 3]), vi("b", F, [3]), vi("c", F, [1, 1])],
                  outs, 17, inits)
 
@@ -183,13 +185,14 @@ def nn_ops():
         node("Conv", ["seq1d", "k1d"], ["conv1d"], pads=[1, 1]),
         node("Softmax", ["x"], ["softmax"]),
         node("LayerNormalization", ["x", "ln_scale", "ln_bias"], ["ln"], epsilon=1e-6),
+        node("LayerNormalization", ["x", "ln_scale"], ["ln2", "ln_mean", "ln_invstd"]),
         node("Einsum", ["q", "kk"], ["scores"], equation="bhqd,bhkd->bhqk"),
         node("Einsum", ["a", "b"], ["ein_mm"], equation="ij,jk->ik"),
         node("Einsum", ["a"], ["ein_t"], equation="ij->ji"),
         node("Einsum", ["x", "w"], ["ein_batched"], equation="bsd,de->bse"),
     ]
     names = ["matmul", "matvec", "gemm", "gemm_plain", "conv", "conv_group", "conv1d", "softmax",
-             "ln", "scores", "ein_mm", "ein_t", "ein_batched"]
+             "ln", "ln2", "ln_mean", "ln_invstd", "scores", "ein_mm", "ein_t", "ein_batched"]
     rng = np.random.default_rng(0)
 
     def w(name, *shape):
@@ -216,6 +219,7 @@ def transformer23():
              is_causal=1),
         node("Attention", ["q3", "k3", "v3", "mask3"], ["attn3"], q_num_heads=4, kv_num_heads=2,
              scale=0.25),
+        node("Attention", ["qs", "ks", "vs"], ["attn_softcap"], softcap=30.0, is_causal=1),
         node("RotaryEmbedding", ["q", "cos_cache", "sin_cache", "pos"], ["rot"]),
         node("RotaryEmbedding", ["q3", "cos_cache", "sin_cache", "pos3"], ["rot3"], num_heads=4,
              interleaved=1),
@@ -226,12 +230,14 @@ def transformer23():
               vi("v", F, ["batch", 4, "seq", 8]), vi("past_k", F, ["batch", 4, "past", 8]),
               vi("past_v", F, ["batch", 4, "past", 8]), vi("q3", F, [2, 6, 32]),
               vi("k3", F, [2, 6, 16]), vi("v3", F, [2, 6, 16]), vi("mask3", B, [6, 6]),
-              vi("pos", I64, ["batch", "seq"]), vi("pos3", I64, [2, 6]), vi("h", F, ["n", 3, 8])]
+              vi("pos", I64, ["batch", "seq"]), vi("pos3", I64, [2, 6]), vi("h", F, ["n", 3, 8]),
+              vi("qs", F, [1, 4, 5, 8]), vi("ks", F, [1, 2, 5, 8]), vi("vs", F, [1, 2, 5, 8])]
     inits = [numpy_helper.from_array(np.cos(np.arange(64, dtype=np.float32)).reshape(16, 4), "cos_cache"),
              numpy_helper.from_array(np.sin(np.arange(64, dtype=np.float32)).reshape(16, 4), "sin_cache"),
              numpy_helper.from_array(np.linspace(0.5, 1.5, 8, dtype=np.float32), "rms_scale"),
              numpy_helper.from_array(np.ones((3, 8), dtype=np.float32), "rms_scale2")]
-    names = ["attn", "present_k", "present_v", "attn3", "rot", "rot3", "rms", "rms_2axes"]
+    names = ["attn", "present_k", "present_v", "attn3", "attn_softcap", "rot", "rot3", "rms",
+             "rms_2axes"]
     return model(nodes, inputs, [vi(n, F, None) for n in names], 23, inits, ir=10)
 
 
