@@ -26,7 +26,7 @@ run_step() {
   local step=$1; shift
   echo "demo: $step: ${*//$root\//}"
   local rc=0
-  "$@" 2>"$out/$step.stderr" || rc=$?
+  "$@" 2>"$out/$step.stderr" | tee "$out/$step.stdout" || rc=$?
   cat "$out/$step.stderr" >&2
   if [ $rc -eq 0 ]; then
     done_steps="$done_steps, $step"
@@ -54,5 +54,10 @@ ref=$model/reference
 ids=$(/usr/bin/python3 -c 'import json,sys; print(",".join(map(str, json.load(open(sys.argv[1]))["prompt_ids"])))' "$ref/generation.json")
 run_step run "$bin/mmrun" "$out/$name.plan" --pixel-values "$ref/pixel_values.npy" \
   --input-ids "$ids" --max-new-tokens 16
-echo "demo: PyTorch's greedy tokens for this input:" \
-  "$(/usr/bin/python3 -c 'import json,sys; print(*json.load(open(sys.argv[1]))["greedy_new_tokens"])' "$ref/generation.json")"
+want=$(/usr/bin/python3 -c 'import json,sys; print(*json.load(open(sys.argv[1]))["greedy_new_tokens"])' "$ref/generation.json")
+got=$(sed -n 's/^tokens: //p' "$out/run.stdout")
+if [ "$got" != "$want" ]; then
+  echo "demo: the tokens differ from PyTorch's greedy tokens for this input: $want" >&2
+  exit 1
+fi
+echo "demo: the tokens match PyTorch's greedy tokens for this input ($want)"

@@ -66,7 +66,8 @@ std::map<std::string, Tensor> readInputs(const FunctionInfo &fn, const GraphOpti
     }
     std::string stored;
     Tensor t = readTensorFile(file, &stored);
-    if (name.empty())
+    // Without NAME=, a .pb names its input; a single-input function takes any file.
+    if (name.empty() && fn.inputIndex(stored) >= 0)
       name = stored;
     if (name.empty() && fn.inputs.size() == 1)
       name = fn.inputs[0].name;
@@ -81,10 +82,11 @@ std::map<std::string, Tensor> readInputs(const FunctionInfo &fn, const GraphOpti
     for (const auto &[index, file] : files) {
       std::string name;
       Tensor t = readTensorFile(file, &name);
-      if (name.empty()) {
+      // By name when it is an input's, else by position (input_N is input N, as in ONNX).
+      if (fn.inputIndex(name) < 0) {
         if (index >= static_cast<int>(fn.inputs.size()))
-          fail("'", file, "' has no tensor name and function '", fn.name, "' has only ",
-               fn.inputs.size(), " inputs");
+          fail("'", file, "' holds '", name, "', which is not an input of function '", fn.name,
+               "', and the function has only ", fn.inputs.size(), " inputs");
         name = fn.inputs[static_cast<size_t>(index)].name;
       }
       add(name, std::move(t), file);
@@ -124,7 +126,7 @@ bool compareOutputs(const FunctionInfo &fn, const std::vector<Tensor> &outputs,
   for (const auto &[index, file] : files) {
     std::string name;
     Tensor want = readTensorFile(file, &name);
-    int i = name.empty() ? index : fn.outputIndex(name);
+    int i = fn.outputIndex(name) >= 0 ? fn.outputIndex(name) : index;
     if (i < 0 || i >= static_cast<int>(outputs.size()))
       fail("'", file, "' holds '", name, "', which is not an output of function '", fn.name, "'");
     const std::string &outName = fn.outputs[static_cast<size_t>(i)].name;
@@ -188,6 +190,7 @@ int runGraph(std::shared_ptr<const Plan> plan, const GraphOptions &o, llvm::raw_
   if (o.profile)
     printProfile(ex.profile(), llvm::errs());
   if (!ok) {
+    os.flush();
     llvm::errs() << "mmrun: error: outputs differ from '" << o.compareDir << "'\n";
     return 1;
   }

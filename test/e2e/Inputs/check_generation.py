@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""Runs mmrun's generation on a model's reference image and prompt and checks it against
+reference/generation.json (greedy tokens, exactly) and, with --intermediates, the image
+features and the prefill last-position logits against reference/*.npy.
+
+usage: check_generation.py MMRUN PLAN MODEL_DIR WORK_DIR [--intermediates]
+Prints one PASS/FAIL line per check; exits 1 on any failure.
+"""
+import json
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+import npy  # noqa: E402
+
+# Tolerances of the acceptance criteria (issue 4): f32 CPU vs PyTorch f32 CPU.
+FEATURES_ATOL = 1e-4
+LOGITS_ATOL = 1e-3
+
+mmrun, plan, model, work = sys.argv[1:5]
+intermediates = "--intermediates" in sys.argv[5:]
+ref = os.path.join(model, "reference")
+gen = json.load(open(os.path.join(ref, "generation.json")))
+ids = ",".join(str(i) for i in gen["prompt_ids"])
+cmd = [mmrun, plan, "--pixel-values", os.path.join(ref, "pixel_values.npy"), "--input-ids", ids,
+       "--max-new-tokens", str(gen["max_new_tokens"]), "--json", "--dump-dir", work]
+run = subprocess.run(cmd, capture_output=True, text=True)
+if run.returncode != 0:
+    print(f"FAIL mmrun exited {run.returncode}: {run.stderr.strip()}")
+    sys.exit(1)
+result = json.loads(run.stdout)
+ok = True
+want = gen["greedy_new_tokens"]
+if result["tokens"] == want:
+    print(f"PASS tokens {' '.join(map(str, want))}")
+else:
+    print(f"FAIL tokens: got {result['tokens']}, expected {want}")
+    ok = False
+timing = result["timing"]
+print(f"timing: vision {timing['vision_encoder_ms']:.2f} ms, ttft {timing['time_to_first_token_ms']:.2f} ms, "
+      f"decode {timing['decode_tokens_per_s']:.1f} tok/s")
+
+
+def check(name, atol):
+    global ok
+    got_shape, got = npy.load(os.path.join(work, name))
+    want_shape, want_values = npy.load(os.path.join(ref, name))
+    if len(got) != len(want_values):
+        print(f"FAIL {name}: {got_shape} vs reference {want_shape}")
+        ok = False
+        return
+    err = max(abs(a - b) for a, b in zip(got, want_values))
+    status = "PASS" if err <= atol else "FAIL"
+    ok &= err <= atol
+    print(f"{status} {name}: max abs error {err:.3g} (atol {atol})")
+
+
+if intermediates:
+    check("image_features.npy", FEATURES_ATOL)
+    check("prefill_last_logits.npy", LOGITS_ATOL)
+sys.exit(0 if ok else 1)
