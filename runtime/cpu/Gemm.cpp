@@ -2,11 +2,13 @@
 #include "runtime/cpu/Gemm.h"
 
 #include "runtime/core/Error.h"
+#include "runtime/core/Half.h"
 #include "runtime/core/Parallel.h"
 
 #include <algorithm>
 #include <climits>
 #include <mutex>
+#include <vector>
 
 #include <cblas.h>
 
@@ -29,6 +31,8 @@ void blasSingleThreaded() {
 constexpr int64_t kParallelMacs = int64_t(1) << 20;
 /// Column blocks are multiples of this (keeps SIMD alignment of the split).
 constexpr int64_t kColumnAlign = 16;
+/// gemmHalfB: up to this many rows of A take the single-pass axpy path.
+constexpr int64_t kSmallM = 4;
 
 template <typename T>
 void gemv(bool trans, int64_t rows, int64_t cols, const T *A, int64_t lda, const T *x, int64_t incx,
@@ -107,6 +111,61 @@ void gemm(bool transA, bool transB, int64_t M, int64_t N, int64_t K, const T *A,
       }
     });
   }
+}
+
+void gemmHalfB(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const uint16_t *B,
+               bool bIsBf16, int64_t ldb, float *C, int64_t ldc) {
+  if (M == 0 || N == 0 || K == 0) {
+    gemm<float>(false, false, M, N, K, A, lda, nullptr, 1, C, ldc);
+    return;
+  }
+  blasSingleThreaded();
+  constexpr int64_t kBlockN = 512, kBlockK = 256; // 512 KiB of f32 per staged block
+  int64_t blocksN = (N + kBlockN - 1) / kBlockN;
+  int64_t grain = M * std::min(N, kBlockN) * K >= kParallelMacs ? 1 : blocksN;
+  auto convertRow = [bIsBf16](const uint16_t *src, float *dst, int64_t n) {
+    if (bIsBf16)
+      for (int64_t j = 0; j < n; ++j)
+        dst[j] = bf16BitsToFloat(src[j]);
+    else
+      for (int64_t j = 0; j < n; ++j)
+        dst[j] = halfBitsToFloat(src[j]);
+  };
+  if (M <= kSmallM) {
+    // Few rows (decode): one pass over B, each row of B converted once and added to the
+    // M rows of C (axpy). Memory-bound on the 16-bit weights, no staging buffer.
+    parallelFor(blocksN, grain, [&](int64_t begin, int64_t end) {
+      std::vector<float> row(static_cast<size_t>(kBlockN));
+      for (int64_t nb = begin; nb < end; ++nb) {
+        int64_t n0 = nb * kBlockN, n = std::min(kBlockN, N - n0);
+        for (int64_t m = 0; m < M; ++m)
+          std::fill(C + m * ldc + n0, C + m * ldc + n0 + n, 0.0f);
+        for (int64_t k = 0; k < K; ++k) {
+          convertRow(B + k * ldb + n0, row.data(), n);
+          for (int64_t m = 0; m < M; ++m) {
+            float a = A[m * lda + k], *c = C + m * ldc + n0;
+            for (int64_t j = 0; j < n; ++j)
+              c[j] += a * row[j];
+          }
+        }
+      }
+    });
+    return;
+  }
+  parallelFor(blocksN, grain, [&](int64_t begin, int64_t end) {
+    std::vector<float> buf(static_cast<size_t>(kBlockK * kBlockN));
+    for (int64_t nb = begin; nb < end; ++nb) {
+      int64_t n0 = nb * kBlockN, n = std::min(kBlockN, N - n0);
+      for (int64_t k0 = 0; k0 < K; k0 += kBlockK) {
+        int64_t k = std::min(kBlockK, K - k0);
+        for (int64_t i = 0; i < k; ++i)
+          convertRow(B + (k0 + i) * ldb + n0, buf.data() + i * n, n);
+        // Accumulate over K blocks: the first one overwrites C.
+        gemmBlock<float>(false, false, M, n, k, A + k0, lda, buf.data(), n, C + n0, ldc,
+                         k0 == 0 ? 0.0f : 1.0f);
+      }
+    }
+  });
 }
 
 template void gemm<float>(bool, bool, int64_t, int64_t, int64_t, const float *, int64_t,

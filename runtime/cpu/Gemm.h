@@ -20,6 +20,15 @@ template <typename T>
 void gemm(bool transA, bool transB, int64_t M, int64_t N, int64_t K, const T *A, int64_t lda,
           const T *B, int64_t ldb, T *C, int64_t ldc, T beta = T(0));
 
+/// C [M, N] (row stride ldc) = A [M, K] (f32, row stride lda) x B [K, N] where B holds
+/// f16 or bf16 (`bIsBf16`) values with row stride ldb. B is converted to f32 block by
+/// block (a few hundred KiB at a time, in parallel over column blocks) instead of as a
+/// whole, so a 16-bit weight matrix is never materialised in f32; for M <= 4 (decode)
+/// each row of B is converted once and accumulated into C directly (f32 sums in k
+/// order).
+void gemmHalfB(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const uint16_t *B,
+               bool bIsBf16, int64_t ldb, float *C, int64_t ldc);
+
 } // namespace mm::rt::cpu
 
 #endif // MM_RUNTIME_CPU_GEMM_H

@@ -1,6 +1,7 @@
 //===- MatMul.cpp - matmul (numpy semantics) and linear ---------------------===//
 //
-// Float GEMMs go through OpenBLAS (f16/bf16 are staged through f32, f64 uses dgemm);
+// Float GEMMs go through OpenBLAS (f16/bf16 are staged through f32: a 16-bit weight-like
+// rhs block by block, see gemmHalfB; f64 uses dgemm);
 // integer matmul is a plain triple loop accumulating in 64 bits (wrapping).
 //
 //===----------------------------------------------------------------------===//
@@ -69,16 +70,26 @@ MatMulPlan planMatMul(const std::string &op, const Shape &lhsIn, const Shape &rh
 
 template <typename T>
 void floatMatMul(const MatMulPlan &p, const Tensor &a, const Tensor &b, Tensor &out) {
-  FloatInput<T> A(a), B(b);
+  FloatInput<T> A(a);
   FloatOutput<T> C(out);
   int64_t nb = static_cast<int64_t>(p.lhsBatch.size());
   int64_t sa = p.M * p.K, sb = p.K * p.N, sc = p.M * p.N;
+  if constexpr (std::is_same_v<T, float>) {
+    if (p.foldLhsBatch && (b.dtype == DType::f16 || b.dtype == DType::bf16)) {
+      // A 16-bit weight-like rhs: staged to f32 block by block.
+      gemmHalfB(nb * p.M, p.N, p.K, A.data(), p.K, b.as<uint16_t>(), b.dtype == DType::bf16, p.N,
+                C.data(), p.N);
+      C.finish();
+      return;
+    }
+  }
+  FloatInput<T> B(b);
   if (p.foldLhsBatch) {
     // One GEMM with the batch folded into M (lhs batches are consecutive rows).
     gemm<T>(false, false, nb * p.M, p.N, p.K, A.data(), p.K, B.data(), p.N, C.data(), p.N);
   } else {
-    // Small matrices: one per thread (OpenBLAS would run them single-threaded anyway);
-    // large ones: one after another, each using OpenBLAS's own threads.
+    // Small matrices: one per task of the pool; large ones: one after another, each
+    // split over the pool by gemm itself.
     int64_t grain = sa * p.N >= (1 << 18) ? nb : 1;
     parallelFor(nb, grain, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i)
@@ -137,9 +148,15 @@ template <typename T>
 void linearImpl(const Tensor &x, const Tensor &w, const Tensor *bias, Activation act, Tensor &out) {
   int64_t K = w.shape[0], N = w.shape[1];
   int64_t M = K ? x.numel() / K : numElements(Shape(x.shape.begin(), x.shape.end() - 1));
-  FloatInput<T> X(x), W(w);
+  FloatInput<T> X(x);
   FloatOutput<T> Y(out);
-  gemm<T>(false, false, M, N, K, X.data(), K, W.data(), N, Y.data(), N);
+  if (w.dtype == DType::f16 || w.dtype == DType::bf16) {
+    if constexpr (std::is_same_v<T, float>)
+      gemmHalfB(M, N, K, X.data(), K, w.as<uint16_t>(), w.dtype == DType::bf16, N, Y.data(), N);
+  } else {
+    FloatInput<T> W(w);
+    gemm<T>(false, false, M, N, K, X.data(), K, W.data(), N, Y.data(), N);
+  }
   if (bias || act != Activation::none) {
     std::optional<FloatInput<T>> B;
     if (bias)

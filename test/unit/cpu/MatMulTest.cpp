@@ -113,6 +113,31 @@ TEST(MatMul, IntegersAndHalf) {
   }
 }
 
+TEST(MatMul, HalfWeightsStagedInBlocks) {
+  // 16-bit rhs matrices are converted to f32 in blocks of 256 rows x 512 columns: shapes
+  // with several (partial) blocks in both directions, a vector lhs (gemv path) and a
+  // batched lhs folded into M. Reference: f64 products of the rounded inputs; the result
+  // is rounded once to the 16-bit type (2^-8 / 2^-11 relative), and f32 accumulation of
+  // <= 600 terms adds < 1e-4 absolute.
+  struct Case {
+    const char *op;
+    Shape x, w;
+  };
+  std::vector<Case> cases = {{"mm.linear", {3, 600}, {600, 1100}},
+                             {"mm.linear", {1, 1, 300}, {300, 530}},
+                             {"mm.matmul", {2, 3, 257}, {257, 513}}};
+  unsigned seed = 60;
+  for (DType t : {DType::bf16, DType::f16})
+    for (const Case &c : cases) {
+      Tensor x = randomTensor(t, c.x, seed++), w = randomTensor(t, c.w, seed++);
+      Shape outShape;
+      std::vector<double> want = naiveMatMul(c.x, toDoubles(x), c.w, toDoubles(w), outShape);
+      Tensor y = OpRun(c.op).in(x).in(w).out(t).run1();
+      expectClose(y, outShape, want, t == DType::bf16 ? 3.91e-3 : 4.9e-4, 1e-4,
+                  std::string(c.op) + " " + std::string(dtypeName(t)) + " " + shapeString(c.w));
+    }
+}
+
 TEST(MatMul, Errors) {
   Tensor a = makeF32({2, 3}, randomValues(6)), b = makeF32({4, 2}, randomValues(8));
   expectError([&] { OpRun("mm.matmul").in(a).in(b).out(DType::f32).run1(); }, "contraction dims differ");
