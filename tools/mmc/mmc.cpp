@@ -1,11 +1,13 @@
 //===- mmc.cpp - the mmc compiler driver -----------------------------------===//
 //
 //   mmc import  <model.onnx | folder> [-o out.mlir]     ONNX -> `mm` dialect
-//   mmc compile <model> -o plan.fb [--target cpu|cuda] [--dtype f32|f16|bf16]
+//   mmc compile <model | file.mlir> -o plan.fb [--target cpu|cuda] [--dtype f32|f16|bf16]
+//               [--config config.json] [--stats] [--no-fusion]
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/import/onnx/OnnxImporter.h"
 #include "compiler/support/OpStats.h"
+#include "tools/mmc/Compile.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
@@ -34,19 +36,21 @@ static cl::opt<bool> importDebugInfo("mlir-print-debuginfo", cl::sub(importCmd),
                                      cl::desc("Print op locations (file and ONNX node)"));
 
 static cl::opt<std::string> compileInput(cl::Positional, cl::Required, cl::sub(compileCmd),
-                                         cl::desc("<model.onnx | folder>"));
+                                         cl::desc("<model.onnx | folder | file.mlir>"));
 static cl::opt<std::string> compileOutput("o", cl::sub(compileCmd), cl::Required,
                                           cl::desc("Output plan file"), cl::value_desc("plan.fb"));
 static cl::opt<std::string> compileTarget("target", cl::sub(compileCmd), cl::init("cpu"),
                                           cl::desc("Target backend: cpu or cuda"));
 static cl::opt<std::string> compileDtype("dtype", cl::sub(compileCmd), cl::init("f32"),
                                          cl::desc("Compute dtype: f32, f16 or bf16"));
-
-static int notImplemented(llvm::StringRef what, llvm::StringRef where) {
-  llvm::WithColor::error(llvm::errs(), "mmc")
-      << "'" << what << "' is not implemented yet (" << where << ")\n";
-  return 1;
-}
+static cl::opt<std::string> compileConfig("config", cl::sub(compileCmd),
+                                          cl::desc("config.json with generation metadata "
+                                                   "(default: next to the model)"),
+                                          cl::value_desc("file"));
+static cl::opt<bool> compileStats("stats", cl::sub(compileCmd),
+                                  cl::desc("Print op counts and plan statistics to stderr"));
+static cl::opt<bool> compileNoFusion("no-fusion", cl::sub(compileCmd),
+                                     cl::desc("Do not run the fusion passes"));
 
 /// `mmc import`: ONNX file or folder -> mm dialect, printed to stdout or written to -o
 /// atomically (a temporary file renamed into place; nothing is written on failure).
@@ -80,8 +84,17 @@ int main(int argc, char **argv) {
                               "mmc: ahead-of-time compiler for multimodal transformer models\n");
   if (importCmd)
     return runImport();
-  if (compileCmd)
-    return notImplemented("mmc compile", "the plan emitter");
+  if (compileCmd) {
+    mm::CompileRequest request;
+    request.input = compileInput;
+    request.output = compileOutput;
+    request.target = compileTarget;
+    request.dtype = compileDtype;
+    request.config = compileConfig;
+    request.stats = compileStats;
+    request.fusion = !compileNoFusion;
+    return mm::runCompile(request);
+  }
   llvm::WithColor::error(llvm::errs(), "mmc") << "no subcommand given; see 'mmc --help'\n";
   return 1;
 }
