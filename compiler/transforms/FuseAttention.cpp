@@ -33,6 +33,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
+
 #include <cmath>
 
 namespace mm {
@@ -264,20 +266,20 @@ void rewrite(AttentionMatch &m, IRRewriter &rewriter) {
   rewriter.replaceOp(m.root, attn.getResult());
 }
 
-/// Erases `mm` ops left without users, to a fixed point.
-void eraseDeadOps(func::FuncOp f) {
-  bool changed = true;
-  while (changed) {
-    changed = false;
-    SmallVector<Operation *> dead;
-    f.walk([&](Operation *op) {
-      if (isa_and_nonnull<MMDialect>(op->getDialect()) && op->use_empty() &&
-          isMemoryEffectFree(op))
-        dead.push_back(op);
-    });
-    for (Operation *op : dead)
-      op->erase();
-    changed = !dead.empty();
+/// Erases the ops in `worklist` that have no users left, then their producers that become
+/// unused, and so on (the subgraphs the fused ops replaced).
+void eraseDeadProducers(SmallVector<Operation *> worklist) {
+  llvm::SmallPtrSet<Operation *, 32> erased;
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (erased.contains(op) || !isa_and_nonnull<MMDialect>(op->getDialect()) ||
+        !op->use_empty() || !isMemoryEffectFree(op))
+      continue;
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        worklist.push_back(def);
+    erased.insert(op);
+    op->erase();
   }
 }
 
@@ -293,9 +295,14 @@ struct FuseAttentionPass : public mm::impl::FuseAttentionBase<FuseAttentionPass>
     if (matches.empty())
       return;
     IRRewriter rewriter(&getContext());
-    for (AttentionMatch &m : matches)
+    SmallVector<Operation *> replaced;
+    for (AttentionMatch &m : matches) {
+      for (Value operand : m.root->getOperands())
+        if (Operation *def = operand.getDefiningOp())
+          replaced.push_back(def);
       rewrite(m, rewriter);
-    eraseDeadOps(f);
+    }
+    eraseDeadProducers(std::move(replaced));
   }
 };
 
