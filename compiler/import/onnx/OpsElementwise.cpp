@@ -158,14 +158,15 @@ LogicalResult importIdentity(NodeContext &c) {
   return success();
 }
 
-/// Dropout in inference mode: the input, and an all-true mask. Training mode (the
-/// training_mode input, opset 12+, set or computed) draws random masks: unsupported.
+/// Dropout in inference mode (or with ratio 0): the input, and an all-true mask. Training
+/// mode with a non-zero or computed ratio draws random masks: unsupported.
 LogicalResult importDropout(NodeContext &c) {
   if (failed(c.requireInputs(1)))
     return failure();
   if (c.has(2)) {
     auto training = c.constScalar(2);
-    if (!training || *training != 0)
+    auto ratio = c.has(1) ? c.constScalar(1) : std::optional<double>(0.5);
+    if ((!training || *training != 0) && (!ratio || *ratio != 0))
       return c.unsupported("Dropout in training mode");
   }
   c.setOutput(0, c.in(0));

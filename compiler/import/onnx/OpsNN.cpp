@@ -115,12 +115,20 @@ LogicalResult importConv(NodeContext &c) {
   auto dilations = c.attrInts("dilations").value_or(SmallVector<int64_t>(n, 1));
   if (strides.size() != n || dilations.size() != n)
     return c.error() << "strides/dilations need " << n << " entries";
-  if (llvm::any_of(strides, [](int64_t s) { return s < 1; }) ||
-      llvm::any_of(dilations, [](int64_t s) { return s < 1; }))
-    return c.error() << "strides and dilations must be >= 1";
+  // Bounds that keep (kernel - 1) * dilation + padding far from int64 overflow.
+  constexpr int64_t kMaxWindow = int64_t(1) << 24;
+  auto outOfRange = [](ArrayRef<int64_t> v, int64_t lo, int64_t hi) {
+    return llvm::any_of(v, [&](int64_t x) { return !ShapedType::isDynamic(x) && (x < lo || x > hi); });
+  };
+  if (outOfRange(strides, 1, kMaxWindow) || outOfRange(dilations, 1, kMaxWindow) ||
+      outOfRange(kernel, 0, kMaxWindow))
+    return c.error() << "strides and dilations must be in [1, " << kMaxWindow
+                     << "] and kernel dims in [0, " << kMaxWindow << "]";
   auto pads = convPads(c, ArrayRef<int64_t>(xs).drop_front(2), kernel, strides, dilations);
   if (failed(pads))
     return failure();
+  if (outOfRange(*pads, 0, kMaxDim))
+    return c.error() << "pads must be in [0, " << kMaxDim << "]";
   if (n == 1) { // add a unit height: [N, C, L] -> [N, C, 1, L]
     x = buildUnsqueeze(c, x, 2);
     w = buildUnsqueeze(c, w, 2);

@@ -255,8 +255,13 @@ LogicalResult importRange(NodeContext &c) {
     limit = (*kl)[0];
     delta = (*kd)[0];
   }
-  if (start && limit && delta && *delta != 0)
-    len = std::max<int64_t>(static_cast<int64_t>(std::ceil((*limit - *start) / *delta)), 0);
+  if (start && limit && delta && *delta != 0) {
+    double n = std::ceil((*limit - *start) / *delta);
+    if (n <= 0)
+      len = 0;
+    else if (n <= static_cast<double>(kMaxDim))
+      len = static_cast<int64_t>(n);
+  }
   auto type = RankedTensorType::get({len}, c.type(0).getElementType());
   c.setOutput(0, c.create<RangeOp>(type, c.in(0), c.in(1), c.in(2)));
   return success();
@@ -422,6 +427,13 @@ LogicalResult importSplit(NodeContext &c) {
   }
   if (static_cast<int64_t>(sizes.size()) != parts)
     return c.error() << "has " << parts << " outputs but " << sizes.size() << " split sizes";
+  if (llvm::any_of(sizes, [](int64_t s) { return s < 0 || s > kMaxDim; }))
+    return c.error() << "split sizes must be in [0, " << kMaxDim << "]";
+  int64_t dim = t.getDimSize(*axis), total = 0;
+  for (int64_t s : sizes)
+    total += s;
+  if (!ShapedType::isDynamic(dim) && total != dim)
+    return c.error() << "split sizes add up to " << total << " but the dim is " << dim;
   SmallVector<Type> types;
   for (int64_t s : sizes) {
     Shape shape(t.getShape());
@@ -508,6 +520,8 @@ LogicalResult importPad(NodeContext &c) {
   }
   if (static_cast<int64_t>(pads.size()) != 2 * rank)
     return c.error() << "pads has " << pads.size() << " entries for rank " << rank;
+  if (llvm::any_of(pads, [](int64_t p) { return p < -kMaxDim || p > kMaxDim; }))
+    return c.error() << "pads must be within +-" << kMaxDim;
   Shape shape;
   for (int64_t i = 0; i < rank; ++i) {
     int64_t d = t.getDimSize(i);

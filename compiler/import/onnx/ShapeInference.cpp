@@ -36,7 +36,7 @@ Shape shapeFromKnown(const std::optional<KnownInts> &shape, int64_t rank) {
   if (!shape || static_cast<int64_t>(shape->size()) != rank)
     return out;
   for (int64_t i = 0; i < rank; ++i)
-    if ((*shape)[i].known && (*shape)[i].value >= 0)
+    if ((*shape)[i].known && (*shape)[i].value >= 0 && (*shape)[i].value <= kMaxDim)
       out[i] = (*shape)[i].value;
   return out;
 }
@@ -44,7 +44,7 @@ Shape shapeFromKnown(const std::optional<KnownInts> &shape, int64_t rank) {
 int64_t productOfDims(ArrayRef<int64_t> dims) {
   int64_t p = 1;
   for (int64_t d : dims) {
-    if (isDyn(d))
+    if (isDyn(d) || d < 0 || (d > 0 && p > (int64_t(1) << 60) / d))
       return kDyn;
     p *= d;
   }
@@ -67,33 +67,33 @@ Shape reshapeShape(Value data, const std::optional<KnownInts> &shape, int64_t ra
       if (copyOf >= 0 && !inCancelled[copyOf]) {
         out[i] = in[copyOf];
         outDone[i] = inCancelled[copyOf] = true;
-      } else if (e.known && (e.value > 0 || (e.value == 0 && allowZero))) {
+      } else if (e.known && e.value <= kMaxDim && (e.value > 0 || (e.value == 0 && allowZero))) {
         out[i] = e.value;
       }
     }
   }
   // The remaining input dims must multiply to the remaining output dims.
-  int64_t total = 1;
-  for (size_t j = 0; j < in.size(); ++j) {
-    if (inCancelled[j])
-      continue;
-    if (isDyn(in[j]))
-      return out;
-    total *= in[j];
-  }
-  int64_t unknownAt = -1, known = 1;
+  Shape restIn, restOut;
+  for (size_t j = 0; j < in.size(); ++j)
+    if (!inCancelled[j])
+      restIn.push_back(in[j]);
+  int64_t total = productOfDims(restIn);
+  if (isDyn(total))
+    return out;
+  int64_t unknownAt = -1;
   for (int64_t i = 0; i < rank; ++i) {
     if (outDone[i])
       continue;
     if (!isDyn(out[i])) {
-      known *= out[i];
+      restOut.push_back(out[i]);
     } else if (unknownAt < 0) {
       unknownAt = i;
     } else {
       return out; // two or more unknown dims
     }
   }
-  if (unknownAt >= 0 && known > 0 && total % known == 0)
+  int64_t known = productOfDims(restOut);
+  if (unknownAt >= 0 && !isDyn(known) && known > 0 && total % known == 0)
     out[unknownAt] = total / known;
   return out;
 }
@@ -108,7 +108,8 @@ Shape expandShape(ArrayRef<int64_t> in, const std::optional<KnownInts> &shape, i
     std::optional<int64_t> b;
     if (shIdx < 0)
       b = 1;
-    else if (shape && static_cast<int64_t>(shape->size()) == rank && (*shape)[shIdx].known)
+    else if (shape && static_cast<int64_t>(shape->size()) == rank && (*shape)[shIdx].known &&
+             (*shape)[shIdx].value >= 0 && (*shape)[shIdx].value <= kMaxDim)
       b = (*shape)[shIdx].value;
     if (b && *b == 1)
       out[i] = a;

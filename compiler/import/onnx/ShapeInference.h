@@ -18,6 +18,11 @@ namespace mm::onnx_import {
 
 using Shape = llvm::SmallVector<int64_t, 4>;
 
+/// The largest dim (and attribute such as a pad or stride) the importer accepts: 2^40.
+/// Larger values only come from corrupt files; rejecting them keeps dim arithmetic far
+/// from int64 overflow.
+constexpr int64_t kMaxDim = int64_t(1) << 40;
+
 /// Maps `axis` in [-rank, rank) to [0, rank); std::nullopt when out of range.
 std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank);
 
@@ -55,7 +60,8 @@ int64_t slicedDim(int64_t dim, std::optional<int64_t> start, std::optional<int64
 /// broadcast.
 std::optional<Shape> matmulShape(llvm::ArrayRef<int64_t> lhs, llvm::ArrayRef<int64_t> rhs);
 
-/// Product of dims, `?` when any is dynamic.
+/// Product of dims, `?` when any is dynamic or the product exceeds kMaxDim^1.5 (no real
+/// tensor has that many elements).
 int64_t productOfDims(llvm::ArrayRef<int64_t> dims);
 
 } // namespace mm::onnx_import

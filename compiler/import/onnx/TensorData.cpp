@@ -1,6 +1,8 @@
 //===- TensorData.cpp - ONNX element types, value types and tensor contents ===//
 #include "compiler/import/onnx/TensorData.h"
 
+#include "compiler/import/onnx/ShapeInference.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 
@@ -112,9 +114,9 @@ FailureOr<RankedTensorType> tensorType(const onnx::TensorProto &tensor, Location
   SmallVector<int64_t> shape;
   int64_t count = 1;
   for (int64_t d : tensor.dims()) {
-    if (d < 0)
-      return emitError(loc) << what << " has a negative dim " << d;
-    if (d > 0 && count > (int64_t(1) << 62) / d)
+    if (d < 0 || d > kMaxDim)
+      return emitError(loc) << what << " has an invalid dim " << d;
+    if (d > 0 && count > (int64_t(1) << 55) / d)
       return emitError(loc) << what << " has too many elements";
     count *= d;
     shape.push_back(d);
@@ -199,8 +201,8 @@ FailureOr<std::optional<DeclaredType>> declaredType(const onnx::ValueInfoProto &
   SmallVector<int64_t> shape;
   for (const auto &d : tt.shape().dim()) {
     if (d.has_dim_value()) {
-      if (d.dim_value() < 0)
-        return emitError(loc) << "value '" << info.name() << "' has a negative dim "
+      if (d.dim_value() < 0 || d.dim_value() > kMaxDim)
+        return emitError(loc) << "value '" << info.name() << "' has an invalid dim "
                               << d.dim_value();
       shape.push_back(d.dim_value());
       out.dimNames.push_back("");
