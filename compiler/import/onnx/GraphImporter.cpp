@@ -185,6 +185,7 @@ const OpTable &opTable() {
     addEinsumOps(t);
     addTransformerOps(t);
     addQuantOps(t);
+    addExtraOps(t);
     return t;
   }();
   return table;

@@ -115,6 +115,7 @@ void addNNOps(OpTable &table);
 void addEinsumOps(OpTable &table);
 void addTransformerOps(OpTable &table);
 void addQuantOps(OpTable &table);
+void addExtraOps(OpTable &table); // OpsExtra.cpp
 
 /// Imports the main graph of `model` as func.func @`funcName` at the end of `module`.
 class GraphImporter {

@@ -569,4 +569,6 @@ def MM_ConstantOp : MM_Op<"constant", [ConstantLike]> {
   let hasVerifier = 1;
 }
 
+include "mm/MMOpsExtra.td"
+
 #endif // MM_OPS_TD

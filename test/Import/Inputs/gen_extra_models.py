@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Generates extra_ops.onnx for test/Import/extra-ops.test (the handlers of OpsExtra.cpp).
+"""Generates the models of test/Import/extra-ops.test (the handlers of OpsExtra.cpp).
 
 Usage: /usr/bin/python3 gen_extra_models.py [OUT_DIR]   (default: this script's folder)
 
@@ -48,9 +48,32 @@ def extra_ops():
     return m
 
 
+def one_node(name, n, inputs, outputs):
+    m = helper.make_model(helper.make_graph([n], name, inputs, outputs),
+                          opset_imports=[helper.make_opsetid("", 17)], producer_name="mmc-test")
+    m.ir_version = 8
+    return m
+
+
+def error_models():
+    """Near misses: float Mod without fmod (an error), Size of a dynamic shape and TopK
+    with K computed at run time (unsupported / dynamic result dim)."""
+    return {
+        "err_mod_float": one_node("err_mod_float", node("Mod", ["a", "b"], ["r"]),
+                                  [vi("a", F, [3]), vi("b", F, [3])], [vi("r", F, [3])]),
+        "err_size_dynamic": one_node("err_size_dynamic", node("Size", ["a"], ["n"]),
+                                     [vi("a", F, ["batch", 3])], [vi("n", I64, [])]),
+        "topk_runtime_k": one_node("topk_runtime_k", node("TopK", ["a", "k"], ["v", "i"]),
+                                   [vi("a", F, [2, 6]), vi("k", I64, [1])],
+                                   [vi("v", F, [2, None]), vi("i", I64, [2, None])]),
+    }
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
     onnx.save(extra_ops(), os.path.join(out, "extra_ops.onnx"))
+    for name, m in error_models().items():
+        onnx.save(m, os.path.join(out, name + ".onnx"))
 
 
 if __name__ == "__main__":
