@@ -112,8 +112,9 @@ private:
                             << " cannot be put in a plan (ranked tensors only)";
     auto dtype = planDType(type.getElementType());
     if (failed(dtype))
-      return emitError(loc) << "element type " << type.getElementType()
-                            << " cannot be put in a plan";
+      return emitError(loc) << "unsupported element type " << type.getElementType()
+                            << ": a plan holds f32, f16, bf16, f64, bool and 8/16/32/64-bit "
+                               "integers";
     TensorRecord r;
     r.dtype = *dtype;
     for (int64_t d : type.getShape())

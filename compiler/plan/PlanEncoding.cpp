@@ -118,6 +118,8 @@ FailureOr<AttrOffset> encodeValue(flatbuffers::FlatBufferBuilder &fbb, StringRef
     return make(fb::AttrValue::IntAttr, fb::CreateIntAttr(fbb, static_cast<int64_t>(e.getValue())).Union());
   if (auto e = dyn_cast<ActivationAttr>(attr))
     return make(fb::AttrValue::IntAttr, fb::CreateIntAttr(fbb, static_cast<int64_t>(e.getValue())).Union());
+  if (auto e = dyn_cast<PadModeAttr>(attr))
+    return make(fb::AttrValue::IntAttr, fb::CreateIntAttr(fbb, static_cast<int64_t>(e.getValue())).Union());
   if (auto a = dyn_cast<DenseI64ArrayAttr>(attr))
     return ints(a.asArrayRef());
   if (auto a = dyn_cast<DenseI32ArrayAttr>(attr))
