@@ -41,7 +41,8 @@ CompareResult compareTensors(const Tensor &got, const Tensor &want, double atol,
       double err = same ? 0.0 : std::fabs(g - w);
       if (!std::isnan(err))
         r.maxAbsError = std::max(r.maxAbsError, err);
-      if (!same && !(err <= atol + rtol * std::fabs(w))) {
+      bool infinite = std::isinf(g) || std::isinf(w); // unequal: no tolerance covers it
+      if (!same && (infinite || !(err <= atol + rtol * std::fabs(w)))) {
         if (r.mismatches++ == 0)
           r.firstMismatch = i;
       }
