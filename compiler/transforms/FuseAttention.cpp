@@ -14,9 +14,9 @@
 //   transpose(x, [0, 2, 3, 1]) with x [B, T, H, D]      (TorchScript, CLIP: k is
 //                                                         transpose(x, [0, 2, 1, 3]))
 //   reshape(transpose(reshape(k, [B*H, T, D]), [0, 2, 1]), [B, H, D, T])   (dynamo)
-// GQA's repeat_kv, reshape(expand(unsqueeze(kv, 2), [B, Hkv, n, T, D]), [B, Hkv*n, T, D]),
-// is removed from k and v (both or neither): mm.attention reads query head h from KV
-// head h / n itself.
+// GQA's repeat_kv, reshape(expand(unsqueeze(kv, 2), [B, Hkv, n, T, D]), [B, Hkv*n, T, D])
+// (the axis may also be inserted by a reshape), is removed from k and v (both or
+// neither): mm.attention reads query head h from KV head h / n itself.
 //
 // Dims the reshapes and expands produce are checked with shape folding's symbolic
 // analysis (FusionDims.h), so the pass matches the whole function first and rewrites
@@ -96,15 +96,34 @@ Value peelScalars(Value v, double &scale, SmallVectorImpl<Operation *> &ops) {
 
 bool hasPerm(TransposeOp t, ArrayRef<int64_t> perm) { return t && t.getPerm() == perm; }
 
+/// x [B, Hkv, T, D] when `v` is x with a size-1 axis inserted at 2 ([B, Hkv, 1, T, D]):
+/// unsqueeze(x, [2]) (HF's `x[:, :, None]`), or a reshape that only inserts the axis.
+Value insertedAxis2Source(Value v, FunctionDims &dims) {
+  if (auto unsq = defOf<UnsqueezeOp>(v))
+    return unsq.getAxes().size() == 1 && normalizeAxis(unsq.getAxes()[0], 5) == 2
+               ? unsq.getInput()
+               : Value();
+  auto r = defOf<ReshapeOp>(v);
+  if (!r)
+    return {};
+  Value x = r.getData();
+  auto vt = tensorTypeOf(v);
+  if (tensorTypeOf(x).getRank() != 4 || vt.getRank() != 5 || vt.getDimSize(2) != 1)
+    return {};
+  bool inserts = dims.equal(v, 0, x, 0) && dims.equal(v, 1, x, 1) && dims.equal(v, 3, x, 2) &&
+                 dims.equal(v, 4, x, 3);
+  return inserts ? x : Value();
+}
+
 /// Removes GQA's repeat_kv from `kv`: the unrepeated value and the repeat count n, or
 /// {kv, 1} when `kv` is not a repeat.
 std::pair<Value, int64_t> unrepeat(Value kv, FunctionDims &dims) {
   auto reshape = defOf<ReshapeOp>(kv);
   auto expand = reshape ? defOf<ExpandOp>(reshape.getData()) : ExpandOp();
-  auto unsq = expand ? defOf<UnsqueezeOp>(expand.getInput()) : UnsqueezeOp();
-  if (!unsq || unsq.getAxes().size() != 1 || normalizeAxis(unsq.getAxes()[0], 5) != 2)
+  Value base = expand ? insertedAxis2Source(expand.getInput(), dims) : Value();
+  if (!base)
     return {kv, 1};
-  Value base = unsq.getInput(), e = expand.getResult(), r = reshape.getResult();
+  Value e = expand.getResult(), r = reshape.getResult();
   auto bt = tensorTypeOf(base), et = tensorTypeOf(e), rt = tensorTypeOf(r);
   if (bt.getRank() != 4 || et.getRank() != 5 || rt.getRank() != 4 || et.isDynamicDim(2) ||
       bt.isDynamicDim(1) || rt.isDynamicDim(1))

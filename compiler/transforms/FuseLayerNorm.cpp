@@ -9,7 +9,7 @@
 //   d    = xf - mean
 //   var  = reduce_mean(pow(d, 2) | mul(d, d), axes, keepdims)
 //   s    = sqrt(var + eps)
-//   n    = div(d, s) | mul(d, reciprocal(s)) | mul(d, div(1, s))
+//   n    = div(d, s) | mul(d, reciprocal(s)) | mul(d, div(1, s)) | mul(d, pow(var + eps, -0.5))
 //   y    = [cast]( n [* scale] [+ bias] ) [cast]
 //
 // `axes` must be the trailing dims [axis, rank) (the same in both means); the scale and
@@ -59,10 +59,10 @@ std::optional<int64_t> trailingAxes(ArrayRef<int64_t> axes, int64_t rank) {
   return norm.front();
 }
 
-/// sqrt(reduce_mean(d^2) + eps) with d = xf - reduce_mean(xf), both means over the same
-/// trailing axes.
-bool matchStdDev(SqrtOp sqrt, Value d, LayerNormCore &core) {
-  auto add = defOf<AddOp>(sqrt ? sqrt.getInput() : Value());
+/// reduce_mean(d^2) + eps with d = xf - reduce_mean(xf), both means over the same
+/// trailing axes: the value under the root. Fills `core` (interior appended).
+bool matchVariancePlusEps(Value radicand, Value d, LayerNormCore &core) {
+  auto add = defOf<AddOp>(radicand);
   if (!add)
     return false;
   ReduceMeanOp var;
@@ -94,27 +94,25 @@ bool matchStdDev(SqrtOp sqrt, Value d, LayerNormCore &core) {
   core.xf = xf;
   core.axis = *axis;
   core.epsilon = *uniformFloatConstant(eps);
-  core.interior = {sqrt, add, var, square, sub, mean};
+  core.interior.append({add, var, square, sub, mean});
   return true;
 }
 
-/// n = div(d, s) | mul(d, reciprocal(s)) | mul(d, div(1, s)).
+/// n = div(d, sqrt(...)) | mul(d, 1 / sqrt(...)) in any rsqrt form.
 std::optional<LayerNormCore> matchCore(Operation *op) {
   LayerNormCore core;
   if (auto div = dyn_cast<DivOp>(op)) {
-    if (!matchStdDev(defOf<SqrtOp>(div.getRhs()), div.getLhs(), core))
+    auto sqrt = defOf<SqrtOp>(div.getRhs());
+    if (!sqrt || !matchVariancePlusEps(sqrt.getInput(), div.getLhs(), core))
       return std::nullopt;
+    core.interior.push_back(sqrt);
   } else if (auto mul = dyn_cast<MulOp>(op)) {
     if (!eitherOrder(mul.getLhs(), mul.getRhs(), [&](Value d, Value inv) {
-          Operation *invOp = inv.getDefiningOp();
-          SqrtOp sqrt;
-          if (auto r = dyn_cast_or_null<ReciprocalOp>(invOp))
-            sqrt = defOf<SqrtOp>(r.getInput());
-          else if (auto dv = dyn_cast_or_null<DivOp>(invOp); dv && isFloatConstant(dv.getLhs(), 1.0))
-            sqrt = defOf<SqrtOp>(dv.getRhs());
-          if (!sqrt || !matchStdDev(sqrt, d, core))
+          SmallVector<Operation *> ops;
+          Value radicand = matchInverseSqrt(inv, ops);
+          if (!radicand || !matchVariancePlusEps(radicand, d, core))
             return false;
-          core.interior.push_back(invOp);
+          core.interior.append(ops);
           return true;
         }))
       return std::nullopt;

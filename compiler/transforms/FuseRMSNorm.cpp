@@ -5,7 +5,7 @@
 //
 //   xf  = [cast to f32](x)
 //   ms  = reduce_mean(pow(xf, 2) | mul(xf, xf), axes = [last], keepdims)
-//   inv = reciprocal(sqrt(ms + eps)) | div(1, sqrt(ms + eps))
+//   inv = reciprocal(sqrt(ms + eps)) | div(1, sqrt(ms + eps)) | pow(ms + eps, -0.5)
 //   n   = mul(xf, inv) | div(xf, sqrt(ms + eps))
 //   y   = [cast](n) * w | [cast](n * w) | n * (1 + w)   (w 1-D, the last dim's size)
 //
@@ -39,10 +39,10 @@ struct RMSCore {
   SmallVector<Operation *> interior; ///< the ops feeding the core (not the core itself)
 };
 
-/// sqrt(mean(xf^2) + eps) -> fills core.epsilon and core.interior; `xf` must be the
-/// value squared.
-bool matchRootMeanSquare(SqrtOp sqrt, Value xf, RMSCore &core) {
-  auto add = defOf<AddOp>(sqrt ? sqrt.getInput() : Value());
+/// mean(xf^2) + eps, the value under the root: fills core.epsilon and appends to
+/// core.interior; `xf` must be the value squared.
+bool matchMeanSquarePlusEps(Value radicand, Value xf, RMSCore &core) {
+  auto add = defOf<AddOp>(radicand);
   if (!add)
     return false;
   ReduceMeanOp mean;
@@ -68,28 +68,25 @@ bool matchRootMeanSquare(SqrtOp sqrt, Value xf, RMSCore &core) {
     return false;
   core.xf = xf;
   core.epsilon = *uniformFloatConstant(eps);
-  core.interior = {sqrt, add, mean, square};
+  core.interior.append({add, mean, square});
   return true;
 }
 
-/// n = mul(xf, inv) | div(xf, sqrt(...)).
+/// n = mul(xf, 1 / sqrt(...)) in any rsqrt form | div(xf, sqrt(...)).
 std::optional<RMSCore> matchCore(Operation *op) {
   RMSCore core;
   if (auto div = dyn_cast<DivOp>(op)) {
     auto sqrt = defOf<SqrtOp>(div.getRhs());
-    if (!sqrt || !matchRootMeanSquare(sqrt, div.getLhs(), core))
+    if (!sqrt || !matchMeanSquarePlusEps(sqrt.getInput(), div.getLhs(), core))
       return std::nullopt;
+    core.interior.push_back(sqrt);
   } else if (auto mul = dyn_cast<MulOp>(op)) {
     if (!eitherOrder(mul.getLhs(), mul.getRhs(), [&](Value xf, Value inv) {
-          Operation *invOp = inv.getDefiningOp();
-          SqrtOp sqrt;
-          if (auto r = dyn_cast_or_null<ReciprocalOp>(invOp))
-            sqrt = defOf<SqrtOp>(r.getInput());
-          else if (auto d = dyn_cast_or_null<DivOp>(invOp); d && isFloatConstant(d.getLhs(), 1.0))
-            sqrt = defOf<SqrtOp>(d.getRhs());
-          if (!sqrt || !matchRootMeanSquare(sqrt, xf, core))
+          SmallVector<Operation *> ops;
+          Value radicand = matchInverseSqrt(inv, ops);
+          if (!radicand || !matchMeanSquarePlusEps(radicand, xf, core))
             return false;
-          core.interior.push_back(invOp);
+          core.interior.append(ops);
           return true;
         }))
       return std::nullopt;

@@ -90,6 +90,26 @@ Operation *singleUser(Value v) {
   return v && v.hasOneUse() ? *v.getUsers().begin() : nullptr;
 }
 
+Value matchInverseSqrt(Value inv, SmallVectorImpl<Operation *> &ops) {
+  Operation *op = inv.getDefiningOp();
+  if (auto pow = dyn_cast_or_null<PowOp>(op)) {
+    if (!isFloatConstant(pow.getRhs(), -0.5) || pow.getType() != pow.getLhs().getType())
+      return {};
+    ops.push_back(pow);
+    return pow.getLhs();
+  }
+  SqrtOp sqrt;
+  if (auto r = dyn_cast_or_null<ReciprocalOp>(op))
+    sqrt = defOf<SqrtOp>(r.getInput());
+  else if (auto d = dyn_cast_or_null<DivOp>(op); d && isFloatConstant(d.getLhs(), 1.0) &&
+                                                d.getType() == d.getRhs().getType())
+    sqrt = defOf<SqrtOp>(d.getRhs());
+  if (!sqrt)
+    return {};
+  ops.append({op, sqrt});
+  return sqrt.getInput();
+}
+
 Value skipNoopCasts(Value v) {
   while (auto c = defOf<CastOp>(v)) {
     if (c.getInput().getType() != c.getResult().getType())

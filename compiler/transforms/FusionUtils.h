@@ -65,6 +65,10 @@ bool usesConfined(llvm::ArrayRef<mlir::Operation *> interior, mlir::Operation *r
 /// The single user of `v` when `v` has exactly one use, else null.
 mlir::Operation *singleUser(mlir::Value v);
 
+/// 1 / sqrt(a) as reciprocal(sqrt(a)), div(1, sqrt(a)) or pow(a, -0.5) (the rsqrt
+/// forms of the norms): `a`, else null. Appends the ops to `ops`.
+mlir::Value matchInverseSqrt(mlir::Value inv, llvm::SmallVectorImpl<mlir::Operation *> &ops);
+
 /// `v` with casts that do not change the type (f32 -> f32) stripped.
 mlir::Value skipNoopCasts(mlir::Value v);
 

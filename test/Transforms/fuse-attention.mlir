@@ -122,6 +122,30 @@ func.func @unscaled_mask_left(%q: tensor<1x2x5x8xf32>, %k: tensor<1x2x5x8xf32>, 
 
 // -----
 
+// repeat_kv with the axis inserted by a reshape instead of an unsqueeze, static dims.
+// CHECK-LABEL: func.func @gqa_reshape_inserted
+// CHECK: mm.attention %arg0, %arg1, %arg2 {scale = 1.250000e-01 : f32} : tensor<1x8x5x64xf32>, tensor<1x2x7x64xf32>, tensor<1x2x7x64xf32>
+func.func @gqa_reshape_inserted(%q: tensor<1x8x5x64xf32>, %k: tensor<1x2x7x64xf32>, %v: tensor<1x2x7x64xf32>) -> tensor<1x8x5x64xf32> {
+  %c = mm.constant dense<1.250000e-01> : tensor<f32>
+  %ins = mm.constant dense<[1, 2, 1, 7, 64]> : tensor<5xi64>
+  %rep = mm.constant dense<[1, 2, 4, 7, 64]> : tensor<5xi64>
+  %shape = mm.constant dense<[1, 8, 7, 64]> : tensor<4xi64>
+  %ku = mm.reshape %k, %ins : tensor<1x2x7x64xf32>, tensor<5xi64> -> tensor<1x2x1x7x64xf32>
+  %ke = mm.expand %ku, %rep : tensor<1x2x1x7x64xf32>, tensor<5xi64> -> tensor<1x2x4x7x64xf32>
+  %kr = mm.reshape %ke, %shape : tensor<1x2x4x7x64xf32>, tensor<4xi64> -> tensor<1x8x7x64xf32>
+  %vu = mm.reshape %v, %ins : tensor<1x2x7x64xf32>, tensor<5xi64> -> tensor<1x2x1x7x64xf32>
+  %ve = mm.expand %vu, %rep : tensor<1x2x1x7x64xf32>, tensor<5xi64> -> tensor<1x2x4x7x64xf32>
+  %vr = mm.reshape %ve, %shape : tensor<1x2x4x7x64xf32>, tensor<4xi64> -> tensor<1x8x7x64xf32>
+  %kt = mm.transpose %kr {perm = array<i64: 0, 1, 3, 2>} : tensor<1x8x7x64xf32> -> tensor<1x8x64x7xf32>
+  %s = mm.matmul %q, %kt : tensor<1x8x5x64xf32>, tensor<1x8x64x7xf32> -> tensor<1x8x5x7xf32>
+  %ss = mm.mul %c, %s : tensor<f32>, tensor<1x8x5x7xf32> -> tensor<1x8x5x7xf32>
+  %p = mm.softmax %ss {axis = 3 : i64} : tensor<1x8x5x7xf32>
+  %o = mm.matmul %p, %vr : tensor<1x8x5x7xf32>, tensor<1x8x7x64xf32> -> tensor<1x8x5x64xf32>
+  return %o : tensor<1x8x5x64xf32>
+}
+
+// -----
+
 // A repeat that is not repeat_kv (the unsqueeze at axis 1) is not folded: attention
 // still fuses, reading the repeated key and value.
 // CHECK-LABEL: func.func @not_repeat_kv

@@ -198,3 +198,24 @@ func.func @no_keepdims(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
   %n = mm.div %d, %s : tensor<8x8xf32>, tensor<8x1xf32> -> tensor<8x8xf32>
   return %n : tensor<8x8xf32>
 }
+
+// -----
+
+// The inverse standard deviation as pow(var + eps, -0.5).
+// CHECK-LABEL: func.func @rsqrt_by_pow
+// CHECK: mm.layer_norm %arg0, %arg1, %arg2 : tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+// CHECK-NOT: mm.pow
+func.func @rsqrt_by_pow(%x: tensor<4x8xf32>, %g: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
+  %mean = mm.reduce_mean %x {axes = array<i64: -1>} : tensor<4x8xf32> -> tensor<4x1xf32>
+  %d = mm.sub %x, %mean : tensor<4x8xf32>, tensor<4x1xf32> -> tensor<4x8xf32>
+  %sq = mm.mul %d, %d : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  %var = mm.reduce_mean %sq {axes = array<i64: -1>} : tensor<4x8xf32> -> tensor<4x1xf32>
+  %eps = mm.constant dense<1.0e-5> : tensor<f32>
+  %ve = mm.add %var, %eps : tensor<4x1xf32>, tensor<f32> -> tensor<4x1xf32>
+  %mh = mm.constant dense<-5.0e-1> : tensor<f32>
+  %inv = mm.pow %ve, %mh : tensor<4x1xf32>, tensor<f32> -> tensor<4x1xf32>
+  %n = mm.mul %d, %inv : tensor<4x8xf32>, tensor<4x1xf32> -> tensor<4x8xf32>
+  %y = mm.mul %n, %g : tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+  %z = mm.add %y, %b : tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+  return %z : tensor<4x8xf32>
+}

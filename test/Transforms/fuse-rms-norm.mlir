@@ -231,3 +231,39 @@ func.func @epsilon_not_constant(%x: tensor<4x32xf32>, %e: tensor<f32>) -> tensor
   %n = mm.mul %x, %inv : tensor<4x32xf32>, tensor<4x1xf32> -> tensor<4x32xf32>
   return %n : tensor<4x32xf32>
 }
+
+// -----
+
+// The rsqrt written as pow(ms + eps, -0.5).
+// CHECK-LABEL: func.func @rsqrt_by_pow
+// CHECK: mm.rms_norm %arg0, %arg1 {epsilon = 9.99999974E-6 : f32}
+// CHECK-NOT: mm.pow
+func.func @rsqrt_by_pow(%x: tensor<4x32xf32>, %w: tensor<32xf32>) -> tensor<4x32xf32> {
+  %two = mm.constant dense<2.0> : tensor<f32>
+  %p = mm.pow %x, %two : tensor<4x32xf32>, tensor<f32> -> tensor<4x32xf32>
+  %ms = mm.reduce_mean %p {axes = array<i64: -1>} : tensor<4x32xf32> -> tensor<4x1xf32>
+  %eps = mm.constant dense<1.0e-5> : tensor<f32>
+  %a = mm.add %ms, %eps : tensor<4x1xf32>, tensor<f32> -> tensor<4x1xf32>
+  %mh = mm.constant dense<-5.0e-1> : tensor<f32>
+  %inv = mm.pow %a, %mh : tensor<4x1xf32>, tensor<f32> -> tensor<4x1xf32>
+  %n = mm.mul %x, %inv : tensor<4x32xf32>, tensor<4x1xf32> -> tensor<4x32xf32>
+  %y = mm.mul %n, %w : tensor<4x32xf32>, tensor<32xf32> -> tensor<4x32xf32>
+  return %y : tensor<4x32xf32>
+}
+
+// -----
+
+// Near miss: pow(ms + eps, 0.5) is the root, not its inverse.
+// CHECK-LABEL: func.func @pow_half_not_rsqrt
+// CHECK-NOT: mm.rms_norm
+func.func @pow_half_not_rsqrt(%x: tensor<4x32xf32>) -> tensor<4x32xf32> {
+  %two = mm.constant dense<2.0> : tensor<f32>
+  %p = mm.pow %x, %two : tensor<4x32xf32>, tensor<f32> -> tensor<4x32xf32>
+  %ms = mm.reduce_mean %p {axes = array<i64: -1>} : tensor<4x32xf32> -> tensor<4x1xf32>
+  %eps = mm.constant dense<1.0e-5> : tensor<f32>
+  %a = mm.add %ms, %eps : tensor<4x1xf32>, tensor<f32> -> tensor<4x1xf32>
+  %h = mm.constant dense<5.0e-1> : tensor<f32>
+  %r = mm.pow %a, %h : tensor<4x1xf32>, tensor<f32> -> tensor<4x1xf32>
+  %n = mm.mul %x, %r : tensor<4x32xf32>, tensor<4x1xf32> -> tensor<4x32xf32>
+  return %n : tensor<4x32xf32>
+}
