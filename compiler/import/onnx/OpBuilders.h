@@ -33,6 +33,28 @@ mlir::FailureOr<mlir::Value> buildBroadcast(NodeContext &c, mlir::Value a, mlir:
   return c.create<OpT>(mlir::RankedTensorType::get(*shape, elt), a, b).getResult();
 }
 
+/// True when dim `da` of `a` and dim `db` of `b` are provably equal: the same dim of the
+/// same value, equal static sizes, or function arguments with the same ONNX dim name.
+inline bool provablyEqualDims(mlir::Value a, int64_t da, mlir::Value b, int64_t db) {
+  auto ta = mlir::cast<mlir::RankedTensorType>(a.getType());
+  auto tb = mlir::cast<mlir::RankedTensorType>(b.getType());
+  if (a == b && da == db)
+    return true;
+  if (!ta.isDynamicDim(da) || !tb.isDynamicDim(db))
+    return ta.getDimSize(da) == tb.getDimSize(db);
+  auto dimName = [](mlir::Value v, int64_t d) -> llvm::StringRef {
+    auto arg = mlir::dyn_cast<mlir::BlockArgument>(v);
+    auto fn = arg ? mlir::dyn_cast<mlir::func::FuncOp>(arg.getOwner()->getParentOp()) : nullptr;
+    auto dims = fn ? fn.getArgAttrOfType<mlir::ArrayAttr>(arg.getArgNumber(), "mm.dims") : nullptr;
+    if (!dims || d >= static_cast<int64_t>(dims.size()))
+      return "";
+    auto name = mlir::dyn_cast<mlir::StringAttr>(dims[d]);
+    return name ? name.getValue() : "";
+  };
+  llvm::StringRef na = dimName(a, da);
+  return !na.empty() && na == dimName(b, db);
+}
+
 /// mm.reshape of `v` to the constant shape vector `shape` (ONNX 0 / -1 conventions).
 inline mlir::Value buildReshape(NodeContext &c, mlir::Value v, llvm::ArrayRef<int64_t> shape) {
   mlir::Value s = c.constI64(shape);

@@ -203,8 +203,7 @@ LogicalResult importAttention(NodeContext &c) {
   if (c.attrInt("is_causal", 0)) {
     // mm.attention's causal offset is T - S; ONNX's is the past length: equal when the new
     // keys are as many as the queries.
-    int64_t s = shapeOf(q)[2], kn = shapeOf(k)[2];
-    if (!isDyn(s) && s == kn && softcap <= 0) {
+    if (provablyEqualDims(q, 2, k, 2) && softcap <= 0) {
       causal = true;
     } else {
       auto allowed = causalMask(c, q, *presentK, c.in(4));

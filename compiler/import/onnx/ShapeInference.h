@@ -60,8 +60,8 @@ int64_t slicedDim(int64_t dim, std::optional<int64_t> start, std::optional<int64
 /// broadcast.
 std::optional<Shape> matmulShape(llvm::ArrayRef<int64_t> lhs, llvm::ArrayRef<int64_t> rhs);
 
-/// Product of dims, `?` when any is dynamic or the product exceeds kMaxDim^1.5 (no real
-/// tensor has that many elements).
+/// Product of dims, `?` when any is dynamic or the product exceeds 2^60 (no real tensor
+/// has that many elements).
 int64_t productOfDims(llvm::ArrayRef<int64_t> dims);
 
 } // namespace mm::onnx_import

@@ -213,31 +213,34 @@ def gelu20():
 
 
 def transformer23():
-    """Attention (4-D with KV cache and causal; 3-D GQA), RotaryEmbedding, RMSNormalization."""
+    """Attention (4-D with KV cache and causal; 3-D GQA; softcap; causal with the query and
+    key lengths named alike), RotaryEmbedding, RMSNormalization."""
     nodes = [
         node("Attention", ["q", "k", "v", "", "past_k", "past_v"], ["attn", "present_k", "present_v"],
              is_causal=1),
         node("Attention", ["q3", "k3", "v3", "mask3"], ["attn3"], q_num_heads=4, kv_num_heads=2,
              scale=0.25),
         node("Attention", ["qs", "ks", "vs"], ["attn_softcap"], softcap=30.0, is_causal=1),
+        node("Attention", ["q", "k_same", "v_same"], ["attn_self"], is_causal=1),
         node("RotaryEmbedding", ["q", "cos_cache", "sin_cache", "pos"], ["rot"]),
         node("RotaryEmbedding", ["q3", "cos_cache", "sin_cache", "pos3"], ["rot3"], num_heads=4,
              interleaved=1),
         node("RMSNormalization", ["h", "rms_scale"], ["rms"], epsilon=1e-6),
         node("RMSNormalization", ["h", "rms_scale2"], ["rms_2axes"], axis=-2),
     ]
-    inputs = [vi("q", F, ["batch", 4, "seq", 8]), vi("k", F, ["batch", 4, "seq", 8]),
-              vi("v", F, ["batch", 4, "seq", 8]), vi("past_k", F, ["batch", 4, "past", 8]),
+    inputs = [vi("q", F, ["batch", 4, "seq", 8]), vi("k", F, ["batch", 4, "kv_seq", 8]),
+              vi("v", F, ["batch", 4, "kv_seq", 8]), vi("past_k", F, ["batch", 4, "past", 8]),
               vi("past_v", F, ["batch", 4, "past", 8]), vi("q3", F, [2, 6, 32]),
               vi("k3", F, [2, 6, 16]), vi("v3", F, [2, 6, 16]), vi("mask3", B, [6, 6]),
               vi("pos", I64, ["batch", "seq"]), vi("pos3", I64, [2, 6]), vi("h", F, ["n", 3, 8]),
-              vi("qs", F, [1, 4, 5, 8]), vi("ks", F, [1, 2, 5, 8]), vi("vs", F, [1, 2, 5, 8])]
+              vi("qs", F, [1, 4, 5, 8]), vi("ks", F, [1, 2, 5, 8]), vi("vs", F, [1, 2, 5, 8]),
+              vi("k_same", F, ["batch", 4, "seq", 8]), vi("v_same", F, ["batch", 4, "seq", 8])]
     inits = [numpy_helper.from_array(np.cos(np.arange(64, dtype=np.float32)).reshape(16, 4), "cos_cache"),
              numpy_helper.from_array(np.sin(np.arange(64, dtype=np.float32)).reshape(16, 4), "sin_cache"),
              numpy_helper.from_array(np.linspace(0.5, 1.5, 8, dtype=np.float32), "rms_scale"),
              numpy_helper.from_array(np.ones((3, 8), dtype=np.float32), "rms_scale2")]
-    names = ["attn", "present_k", "present_v", "attn3", "attn_softcap", "rot", "rot3", "rms",
-             "rms_2axes"]
+    names = ["attn", "present_k", "present_v", "attn3", "attn_softcap", "attn_self", "rot", "rot3",
+             "rms", "rms_2axes"]
     return model(nodes, inputs, [vi(n, F, None) for n in names], 23, inits, ir=10)
 
 
