@@ -80,11 +80,6 @@ struct Half {
   Half() = default;
   explicit Half(float f) : bits(floatToHalfBits(f)) {}
   explicit operator float() const { return halfBitsToFloat(bits); }
-  static Half fromBits(uint16_t b) {
-    Half h;
-    h.bits = b;
-    return h;
-  }
 };
 
 /// Storage type of a bf16 element.
@@ -93,11 +88,6 @@ struct BFloat16 {
   BFloat16() = default;
   explicit BFloat16(float f) : bits(floatToBf16Bits(f)) {}
   explicit operator float() const { return bf16BitsToFloat(bits); }
-  static BFloat16 fromBits(uint16_t b) {
-    BFloat16 h;
-    h.bits = b;
-    return h;
-  }
 };
 
 static_assert(sizeof(Half) == 2 && sizeof(BFloat16) == 2, "16-bit storage types");
