@@ -15,18 +15,59 @@ namespace fb = mm::plan::fb;
 
 namespace mm {
 
-uint32_t WeightTable::add(const std::string &name, const std::string &source, uint64_t offset,
-                          uint64_t length, Location loc) {
-  auto key = std::make_tuple(source, offset, length);
+uint32_t WeightTable::add(const std::string &name, std::vector<WeightExtent> extents, Location loc) {
+  std::vector<WeightExtent> merged;
+  for (WeightExtent &e : extents) {
+    if (e.length == 0)
+      continue;
+    WeightExtent *last = merged.empty() ? nullptr : &merged.back();
+    if (last && !e.bytes && !last->bytes && last->source == e.source &&
+        last->offset + last->length == e.offset) {
+      last->length += e.length;
+      continue;
+    }
+    if (last && e.bytes && last->bytes == e.bytes && last->offset + last->length == e.offset) {
+      last->length += e.length;
+      continue;
+    }
+    merged.push_back(std::move(e));
+  }
+  std::string key;
+  uint64_t length = 0;
+  for (const WeightExtent &e : merged) {
+    key += (e.bytes ? "inline:" + std::to_string(reinterpret_cast<uintptr_t>(e.bytes.get()))
+                    : "file:" + e.source) +
+           "@" + std::to_string(e.offset) + "+" + std::to_string(e.length) + ";";
+    length += e.length;
+  }
   auto it = index_.find(key);
   if (it != index_.end())
     return it->second;
   uint32_t id = static_cast<uint32_t>(entries_.size());
   uint64_t at = plan::alignUp(blobSize_, plan::kWeightAlignment);
-  entries_.push_back({name, source, offset, length, at, loc});
+  entries_.push_back({name, std::move(merged), length, at, loc});
   blobSize_ = at + length;
   index_.emplace(key, id);
   return id;
+}
+
+std::vector<WeightExtent> sliceExtents(const std::vector<WeightExtent> &extents, uint64_t begin,
+                                       uint64_t length) {
+  std::vector<WeightExtent> out;
+  uint64_t pos = 0, end = begin + length;
+  for (const WeightExtent &e : extents) {
+    uint64_t lo = std::max(pos, begin), hi = std::min(pos + e.length, end);
+    if (lo < hi) {
+      WeightExtent part = e;
+      part.offset = e.offset + (lo - pos);
+      part.length = hi - lo;
+      out.push_back(std::move(part));
+    }
+    pos += e.length;
+    if (pos >= end)
+      break;
+  }
+  return out;
 }
 
 namespace {
@@ -61,11 +102,26 @@ struct TensorRecord {
   std::vector<std::string> dimNames;
   fb::TensorKind kind = fb::TensorKind::activation;
   std::string name;
-  uint32_t weight = 0;
-  flatbuffers::Offset<fb::TensorData> constant;
+  /// weight and constant tensors: their bytes, as file slices or inline data
+  std::vector<WeightExtent> extents;
+  Location loc;
+  ElementsAttr constant; ///< kind = constant
   int32_t firstOp = -1, lastOp = -1;
+  bool used = false;     ///< read by an emitted op or returned
 };
 
+/// An op to write once the tensor ids are final.
+struct OpRecord {
+  std::string name;
+  std::vector<uint32_t> inputs, outputs;
+  std::vector<flatbuffers::Offset<fb::Attribute>> attributes;
+  std::string location;
+  Operation *op;
+};
+
+/// Numbers the tensors of one function and writes it. Weights and constants are written
+/// only if an emitted op reads them or the function returns them, so the operands of a
+/// folded weight concat do not reach the plan.
 class FunctionEncoder {
 public:
   FunctionEncoder(flatbuffers::FlatBufferBuilder &fbb, func::FuncOp fn, WeightTable &weights,
@@ -82,12 +138,14 @@ public:
       auto id = addTensor(arg, fb::TensorKind::input, fn_.getLoc());
       if (failed(id))
         return failure();
-      records_[*id].name = argName(fn_, arg.getArgNumber());
-      if (!names.insert(records_[*id].name).second)
+      TensorRecord &r = records_[*id];
+      r.name = argName(fn_, arg.getArgNumber());
+      r.used = true;
+      if (!names.insert(r.name).second)
         return fn_.emitError() << "two arguments of @" << fn_.getSymName() << " are named '"
-                               << records_[*id].name << "'";
-      records_[*id].dimNames = dimNames(fn_.getArgAttrOfType<ArrayAttr>(arg.getArgNumber(), "mm.dims"),
-                                        records_[*id].shape.size());
+                               << r.name << "'";
+      r.dimNames = dimNames(fn_.getArgAttrOfType<ArrayAttr>(arg.getArgNumber(), "mm.dims"),
+                            r.shape.size());
     }
     for (Operation &op : body.getOperations())
       if (failed(visit(op)))
@@ -115,12 +173,10 @@ private:
       return emitError(loc) << "unsupported element type " << type.getElementType()
                             << ": a plan holds f32, f16, bf16, f64, bool and 8/16/32/64-bit "
                                "integers";
-    TensorRecord r;
-    r.dtype = *dtype;
+    TensorRecord r{*dtype, {}, {}, kind, "", {}, loc, {}, -1, -1, false};
     for (int64_t d : type.getShape())
       r.shape.push_back(ShapedType::isDynamic(d) ? -1 : d);
     r.dimNames.assign(r.shape.size(), "");
-    r.kind = kind;
     uint32_t id = static_cast<uint32_t>(records_.size());
     records_.push_back(std::move(r));
     ids_[v] = id;
@@ -157,9 +213,7 @@ private:
                            << " bytes at offset " << w.getOffset() << " but its type "
                            << w.getType() << " needs " << bytes;
     r.name = w.getName().str();
-    r.weight = weights_.add(r.name, w.getSource().str(), static_cast<uint64_t>(w.getOffset()),
-                            bytes, w.getLoc());
-    ++stats_.weights;
+    r.extents = {{w.getSource().str(), static_cast<uint64_t>(w.getOffset()), bytes, nullptr}};
     return success();
   }
 
@@ -167,25 +221,77 @@ private:
     auto id = addTensor(c.getResult(), fb::TensorKind::constant, c.getLoc());
     if (failed(id))
       return failure();
-    uint64_t bytes = 0;
-    auto data = encodeTensorData(fbb_, c.getValue(), c.getLoc(), &bytes);
-    if (failed(data))
+    auto bytes = denseBytes(c.getValue(), c.getLoc());
+    if (failed(bytes))
       return failure();
-    records_[*id].constant = *data;
-    constantBytes_ += bytes;
-    ++stats_.constants;
+    auto raw = std::make_shared<const std::vector<uint8_t>>(std::move(*bytes));
+    records_[*id].constant = c.getValue();
+    records_[*id].extents = {{"", 0, raw->size(), raw}};
     return success();
   }
 
+  /// mm.concat of weights and constants (one weight at least, static shapes): one new
+  /// weight whose bytes are the operands' interleaved along the axis, so the concat does
+  /// not run at all (merged Q/K/V and gate/up projections from -mm-fuse-linear).
+  FailureOr<bool> foldWeightConcat(ConcatOp concat) {
+    auto type = cast<RankedTensorType>(concat.getType());
+    if (!type.hasStaticShape())
+      return false;
+    bool anyWeight = false;
+    for (Value v : concat.getInputs()) {
+      auto it = ids_.find(v);
+      if (it == ids_.end() || !cast<RankedTensorType>(v.getType()).hasStaticShape())
+        return false;
+      const TensorRecord &r = records_[it->second];
+      if (r.kind != fb::TensorKind::weight && r.kind != fb::TensorKind::constant)
+        return false;
+      anyWeight |= r.kind == fb::TensorKind::weight;
+    }
+    if (!anyWeight)
+      return false;
+    int64_t axis = concat.getAxis() < 0 ? concat.getAxis() + type.getRank() : concat.getAxis();
+    auto id = addTensor(concat.getResult(), fb::TensorKind::weight, concat.getLoc());
+    if (failed(id))
+      return failure();
+    uint64_t outer = 1, inner = planDTypeSize(records_[*id].dtype);
+    for (int64_t d = 0; d < axis; ++d)
+      outer *= static_cast<uint64_t>(type.getDimSize(d));
+    for (int64_t d = axis + 1; d < type.getRank(); ++d)
+      inner *= static_cast<uint64_t>(type.getDimSize(d));
+    std::vector<WeightExtent> extents;
+    std::string name;
+    for (Value v : concat.getInputs())
+      name += (name.empty() ? "concat(" : ", ") + records_[ids_[v]].name;
+    for (uint64_t o = 0; o < outer; ++o)
+      for (Value v : concat.getInputs()) {
+        uint64_t chunk =
+            static_cast<uint64_t>(cast<RankedTensorType>(v.getType()).getDimSize(axis)) * inner;
+        for (WeightExtent &e : sliceExtents(records_[ids_[v]].extents, o * chunk, chunk))
+          extents.push_back(std::move(e));
+      }
+    records_[*id].name = name + ")";
+    records_[*id].extents = std::move(extents);
+    ++stats_.foldedConcats;
+    return true;
+  }
+
   LogicalResult visitCompute(Operation &op) {
+    if (auto concat = dyn_cast<ConcatOp>(op)) {
+      auto folded = foldWeightConcat(concat);
+      if (failed(folded))
+        return failure();
+      if (*folded)
+        return success();
+    }
     const int32_t index = static_cast<int32_t>(ops_.size());
-    std::vector<uint32_t> inputs, outputs;
+    OpRecord rec{op.getName().getStringRef().str(), {}, {}, {}, describeLocation(op.getLoc()), &op};
     for (Value operand : op.getOperands()) {
       auto it = ids_.find(operand);
       if (it == ids_.end())
         return op.emitError() << "operand defined outside the function's block";
-      inputs.push_back(it->second);
+      rec.inputs.push_back(it->second);
       TensorRecord &r = records_[it->second];
+      r.used = true;
       if (r.kind == fb::TensorKind::activation)
         r.lastOp = std::max(r.lastOp, index);
     }
@@ -195,15 +301,14 @@ private:
         return failure();
       records_[*id].firstOp = index;
       records_[*id].lastOp = index; // extended by later readers
-      outputs.push_back(*id);
+      records_[*id].used = true;
+      rec.outputs.push_back(*id);
     }
     auto attrs = encodeAttributes(fbb_, &op);
     if (failed(attrs))
       return failure();
-    ops_.push_back(fb::CreateOp(fbb_, fbb_.CreateString(op.getName().getStringRef().str()),
-                                fbb_.CreateVector(inputs), fbb_.CreateVector(outputs),
-                                fbb_.CreateVector(*attrs), fbb_.CreateString(describeLocation(op.getLoc()))));
-    opIndex_[&op] = static_cast<uint32_t>(index);
+    rec.attributes = std::move(*attrs);
+    ops_.push_back(std::move(rec));
     return success();
   }
 
@@ -219,6 +324,7 @@ private:
       if (!names.insert(name).second)
         return ret.emitError() << "two results are named '" << name << "'";
       TensorRecord &r = records_[it->second];
+      r.used = true;
       if (r.kind == fb::TensorKind::activation) {
         r.lastOp = end; // function results stay live to the end
         if (r.name.empty()) {
@@ -226,43 +332,75 @@ private:
           r.dimNames = dimNames(fn_.getResultAttrOfType<ArrayAttr>(i, "mm.dims"), r.shape.size());
         }
       }
-      outputs_.push_back(fb::CreateValue(fbb_, fbb_.CreateString(name), it->second));
+      outputs_.emplace_back(name, it->second);
     }
     return success();
   }
 
+  /// Writes the used tensors (renumbered), the ops, the signature and the KV slots.
   flatbuffers::Offset<fb::Function> finish() {
-    std::vector<flatbuffers::Offset<fb::Value>> inputs;
-    for (BlockArgument arg : fn_.getBody().front().getArguments()) {
-      uint32_t id = ids_[arg];
-      inputs.push_back(fb::CreateValue(fbb_, fbb_.CreateString(records_[id].name), id));
-    }
-
-    std::vector<flatbuffers::Offset<fb::KvCacheSlot>> slots;
-    for (const KvCacheMatch &m : findKvCacheSlots(fn_))
-      slots.push_back(fb::CreateKvCacheSlot(
-          fbb_, m.layer, m.isValue ? fb::KvKind::value : fb::KvKind::key, m.argIndex,
-          m.resultIndex, opIndex_.lookup(m.concat), static_cast<int32_t>(m.axis)));
-
+    std::vector<uint32_t> newId(records_.size(), 0);
     std::vector<flatbuffers::Offset<fb::Tensor>> tensors;
-    for (const TensorRecord &r : records_) {
+    for (size_t t = 0; t < records_.size(); ++t) {
+      TensorRecord &r = records_[t];
+      if (!r.used)
+        continue;
+      newId[t] = static_cast<uint32_t>(tensors.size());
+      uint32_t weight = 0;
+      flatbuffers::Offset<fb::TensorData> constant;
+      if (r.kind == fb::TensorKind::weight) {
+        weight = weights_.add(r.name, r.extents, r.loc);
+        ++stats_.weights;
+      } else if (r.kind == fb::TensorKind::constant) {
+        uint64_t bytes = 0;
+        constant = *encodeTensorData(fbb_, r.constant, r.loc, &bytes);
+        constantBytes_ += bytes;
+        ++stats_.constants;
+      }
       auto shape = fbb_.CreateVector(r.shape.data(), r.shape.size());
       bool named = llvm::any_of(r.dimNames, [](const std::string &n) { return !n.empty(); });
       flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>> dims;
       if (named)
         dims = fbb_.CreateVectorOfStrings(r.dimNames);
       auto name = r.name.empty() ? 0 : fbb_.CreateString(r.name);
-      tensors.push_back(fb::CreateTensor(fbb_, r.dtype, shape, dims, r.kind, name, r.weight,
-                                         r.constant, r.firstOp, r.lastOp));
+      tensors.push_back(fb::CreateTensor(fbb_, r.dtype, shape, dims, r.kind, name, weight,
+                                         constant, r.firstOp, r.lastOp));
       stats_.activations += r.kind == fb::TensorKind::activation;
     }
+    auto remap = [&](const std::vector<uint32_t> &ids) {
+      std::vector<uint32_t> out;
+      for (uint32_t id : ids)
+        out.push_back(newId[id]);
+      return fbb_.CreateVector(out);
+    };
+    std::vector<flatbuffers::Offset<fb::Op>> ops;
+    llvm::DenseMap<Operation *, uint32_t> opIndex;
+    for (const OpRecord &o : ops_) {
+      opIndex[o.op] = static_cast<uint32_t>(ops.size());
+      auto name = fbb_.CreateString(o.name);
+      auto inputs = remap(o.inputs), outputs = remap(o.outputs);
+      auto attrs = fbb_.CreateVector(o.attributes);
+      ops.push_back(fb::CreateOp(fbb_, name, inputs, outputs, attrs, fbb_.CreateString(o.location)));
+    }
+    std::vector<flatbuffers::Offset<fb::Value>> inputs, outputs;
+    for (BlockArgument arg : fn_.getBody().front().getArguments()) {
+      uint32_t id = ids_[arg];
+      inputs.push_back(fb::CreateValue(fbb_, fbb_.CreateString(records_[id].name), newId[id]));
+    }
+    for (const auto &[name, id] : outputs_)
+      outputs.push_back(fb::CreateValue(fbb_, fbb_.CreateString(name), newId[id]));
+    std::vector<flatbuffers::Offset<fb::KvCacheSlot>> slots;
+    for (const KvCacheMatch &m : findKvCacheSlots(fn_))
+      slots.push_back(fb::CreateKvCacheSlot(
+          fbb_, m.layer, m.isValue ? fb::KvKind::value : fb::KvKind::key, m.argIndex,
+          m.resultIndex, opIndex.lookup(m.concat), static_cast<int32_t>(m.axis)));
     stats_.name = fn_.getSymName().str();
-    stats_.ops = ops_.size();
-    stats_.tensors = records_.size();
+    stats_.ops = ops.size();
+    stats_.tensors = tensors.size();
     stats_.kvSlots = slots.size();
     return fb::CreateFunction(fbb_, fbb_.CreateString(stats_.name), fbb_.CreateVector(tensors),
-                              fbb_.CreateVector(ops_), fbb_.CreateVector(inputs),
-                              fbb_.CreateVector(outputs_), fbb_.CreateVector(slots));
+                              fbb_.CreateVector(ops), fbb_.CreateVector(inputs),
+                              fbb_.CreateVector(outputs), fbb_.CreateVector(slots));
   }
 
   flatbuffers::FlatBufferBuilder &fbb_;
@@ -272,9 +410,8 @@ private:
   uint64_t &constantBytes_;
   std::vector<TensorRecord> records_;
   llvm::DenseMap<Value, uint32_t> ids_;
-  llvm::DenseMap<Operation *, uint32_t> opIndex_;
-  std::vector<flatbuffers::Offset<fb::Op>> ops_;
-  std::vector<flatbuffers::Offset<fb::Value>> outputs_;
+  std::vector<OpRecord> ops_;
+  std::vector<std::pair<std::string, uint32_t>> outputs_;
 };
 
 } // namespace

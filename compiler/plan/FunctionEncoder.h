@@ -8,36 +8,49 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include <map>
+#include <memory>
 #include <string>
-#include <tuple>
 #include <vector>
 
 namespace mm {
 
-/// A weight to stream into the blob: `length` bytes at `sourceOffset` of `source`.
+/// A run of a weight's bytes: `length` bytes at `offset` of the file `source`, or of
+/// `bytes` (inline constant data) when that is set.
+struct WeightExtent {
+  std::string source;
+  uint64_t offset = 0;
+  uint64_t length = 0;
+  std::shared_ptr<const std::vector<uint8_t>> bytes;
+};
+
+/// A weight of the blob: the concatenation of its extents (one file slice for an
+/// mm.weight; several for a concat of weights folded at compile time).
 struct WeightEntry {
   std::string name;
-  std::string source;
-  uint64_t sourceOffset = 0;
+  std::vector<WeightExtent> extents;
   uint64_t length = 0;
   uint64_t blobOffset = 0; ///< multiple of plan::kWeightAlignment
   mlir::Location loc;
 };
 
-/// The plan's weights, deduplicated by (source, offset, length), laid out in the blob in
-/// order of first use.
+/// The plan's weights, deduplicated by their extents, laid out in the blob in order of
+/// first use.
 class WeightTable {
 public:
-  uint32_t add(const std::string &name, const std::string &source, uint64_t offset,
-               uint64_t length, mlir::Location loc);
+  /// A weight made of `extents` (adjacent file slices are merged); returns its index.
+  uint32_t add(const std::string &name, std::vector<WeightExtent> extents, mlir::Location loc);
   const std::vector<WeightEntry> &entries() const { return entries_; }
   uint64_t blobSize() const { return blobSize_; }
 
 private:
   std::vector<WeightEntry> entries_;
-  std::map<std::tuple<std::string, uint64_t, uint64_t>, uint32_t> index_;
+  std::map<std::string, uint32_t> index_; ///< extents key -> index
   uint64_t blobSize_ = 0;
 };
+
+/// The extents covering bytes [begin, begin + length) of the concatenation of `extents`.
+std::vector<WeightExtent> sliceExtents(const std::vector<WeightExtent> &extents, uint64_t begin,
+                                       uint64_t length);
 
 /// Encodes `fn` (one block of mm ops, mm.weight, mm.constant and func.return): tensors
 /// with liveness, ops with their attributes, named inputs/outputs, KV-cache slots.

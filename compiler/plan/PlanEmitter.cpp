@@ -113,7 +113,8 @@ void PlanStats::print(llvm::raw_ostream &os) const {
   for (const FunctionPlanStats &f : functions)
     os << "  @" << f.name << ": " << f.ops << " ops, " << f.tensors << " tensors ("
        << f.activations << " activations, " << f.weights << " weights, " << f.constants
-       << " constants), " << f.kvSlots << " KV-cache slots\n";
+       << " constants), " << f.kvSlots << " KV-cache slots, " << f.foldedConcats
+       << " weight concats folded\n";
   os << "  generation metadata: " << (generation ? "yes" : "no");
   if (generation)
     os << " (config: " << (configPath.empty() ? "none found" : configPath) << ")";

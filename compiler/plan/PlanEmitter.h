@@ -38,6 +38,7 @@ struct PlanEmitOptions {
 struct FunctionPlanStats {
   std::string name;
   uint64_t ops = 0, tensors = 0, activations = 0, weights = 0, constants = 0, kvSlots = 0;
+  uint64_t foldedConcats = 0; ///< concats of weights written as one weight (no op)
 };
 
 struct PlanStats {

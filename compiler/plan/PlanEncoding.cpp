@@ -40,9 +40,7 @@ uint64_t planDTypeSize(fb::DType t) {
   }
 }
 
-FailureOr<flatbuffers::Offset<fb::TensorData>>
-encodeTensorData(flatbuffers::FlatBufferBuilder &fbb, ElementsAttr value, Location loc,
-                 uint64_t *bytesOut) {
+FailureOr<std::vector<uint8_t>> denseBytes(ElementsAttr value, Location loc) {
   auto type = cast<ShapedType>(value.getType());
   auto dtype = planDType(type.getElementType());
   if (failed(dtype))
@@ -59,24 +57,34 @@ encodeTensorData(flatbuffers::FlatBufferBuilder &fbb, ElementsAttr value, Locati
     size_t i = 0;
     for (bool b : dense.getValues<bool>())
       bytes[i++] = b ? 1 : 0;
-  } else {
-    ArrayRef<char> raw = dense.getRawData();
-    if (dense.isSplat() && raw.size() == es) {
-      for (uint64_t i = 0; i < n; ++i)
-        std::memcpy(bytes.data() + i * es, raw.data(), es);
-    } else if (raw.size() == bytes.size()) {
-      if (!bytes.empty())
-        std::memcpy(bytes.data(), raw.data(), raw.size());
-    } else {
-      return emitError(loc) << "constant " << type << " has " << raw.size()
-                            << " bytes of storage, expected " << bytes.size();
-    }
+    return bytes;
   }
+  ArrayRef<char> raw = dense.getRawData();
+  if (dense.isSplat() && raw.size() == es) {
+    for (uint64_t i = 0; i < n; ++i)
+      std::memcpy(bytes.data() + i * es, raw.data(), es);
+  } else if (raw.size() == bytes.size()) {
+    if (!bytes.empty())
+      std::memcpy(bytes.data(), raw.data(), raw.size());
+  } else {
+    return emitError(loc) << "constant " << type << " has " << raw.size()
+                          << " bytes of storage, expected " << bytes.size();
+  }
+  return bytes;
+}
+
+FailureOr<flatbuffers::Offset<fb::TensorData>>
+encodeTensorData(flatbuffers::FlatBufferBuilder &fbb, ElementsAttr value, Location loc,
+                 uint64_t *bytesOut) {
+  auto bytes = denseBytes(value, loc);
+  if (failed(bytes))
+    return failure();
+  auto type = cast<ShapedType>(value.getType());
   if (bytesOut)
-    *bytesOut = bytes.size();
+    *bytesOut = bytes->size();
   auto shape = fbb.CreateVector(type.getShape().data(), type.getShape().size());
-  auto data = fbb.CreateVector(bytes);
-  return fb::CreateTensorData(fbb, *dtype, shape, data);
+  auto data = fbb.CreateVector(*bytes);
+  return fb::CreateTensorData(fbb, *planDType(type.getElementType()), shape, data);
 }
 
 namespace {

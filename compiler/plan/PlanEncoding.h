@@ -26,6 +26,10 @@ mlir::FailureOr<plan::fb::DType> planDType(mlir::Type type);
 /// Bytes per element of a plan dtype.
 uint64_t planDTypeSize(plan::fb::DType t);
 
+/// The elements of `value` as row-major little-endian bytes of its plan dtype (bools one
+/// byte each); emits an error at `loc` and fails for unsupported element types or storage.
+mlir::FailureOr<std::vector<uint8_t>> denseBytes(mlir::ElementsAttr value, mlir::Location loc);
+
 /// A TensorData holding the elements of `value`; emits an error at `loc` and fails for
 /// unsupported element types or storage.
 mlir::FailureOr<flatbuffers::Offset<plan::fb::TensorData>>

@@ -12,6 +12,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <map>
 
 using namespace mlir;
 
@@ -38,33 +39,74 @@ void writeZeros(llvm::raw_ostream &os, uint64_t n) {
   }
 }
 
-/// Copies one weight's bytes from its source file into `os`.
-LogicalResult streamWeight(llvm::raw_ostream &os, const WeightEntry &w, StringRef modelDir,
-                           std::vector<char> &chunk) {
-  std::string path = resolveSource(w.source, modelDir);
-  uint64_t size = 0;
-  if (std::error_code ec = llvm::sys::fs::file_size(path, size))
-    return emitError(w.loc) << "weight '" << w.name << "': cannot read '" << path
-                            << "': " << ec.message();
-  if (w.sourceOffset > size || w.length > size - w.sourceOffset)
-    return emitError(w.loc) << "weight '" << w.name << "': bytes [" << w.sourceOffset << ", "
-                            << w.sourceOffset + w.length << ") lie past the end of '" << path
-                            << "' (" << size << " bytes)";
-  std::ifstream in(path, std::ios::binary);
-  in.seekg(static_cast<std::streamoff>(w.sourceOffset));
-  uint64_t left = w.length;
-  while (left > 0 && in) {
-    size_t k = static_cast<size_t>(std::min<uint64_t>(left, chunk.size()));
-    in.read(chunk.data(), static_cast<std::streamsize>(k));
-    if (static_cast<size_t>(in.gcount()) != k)
-      break;
-    os.write(chunk.data(), k);
-    left -= k;
+/// The weights' source files, opened once each.
+class SourceFiles {
+public:
+  explicit SourceFiles(StringRef modelDir) : modelDir_(modelDir.str()) {}
+
+  /// Copies one extent into `os`; the diagnostic names `w` on failure.
+  LogicalResult copy(llvm::raw_ostream &os, const WeightEntry &w, const WeightExtent &e,
+                     std::vector<char> &chunk) {
+    if (e.bytes) {
+      os.write(reinterpret_cast<const char *>(e.bytes->data() + e.offset), e.length);
+      return success();
+    }
+    Source *src = open(w, e.source);
+    if (!src)
+      return failure();
+    if (e.offset > src->size || e.length > src->size - e.offset)
+      return emitError(w.loc) << "weight '" << w.name << "': bytes [" << e.offset << ", "
+                              << e.offset + e.length << ") lie past the end of '" << src->path
+                              << "' (" << src->size << " bytes)";
+    src->in.clear();
+    src->in.seekg(static_cast<std::streamoff>(e.offset));
+    uint64_t left = e.length;
+    while (left > 0 && src->in) {
+      size_t k = static_cast<size_t>(std::min<uint64_t>(left, chunk.size()));
+      src->in.read(chunk.data(), static_cast<std::streamsize>(k));
+      if (static_cast<size_t>(src->in.gcount()) != k)
+        break;
+      os.write(chunk.data(), k);
+      left -= k;
+    }
+    if (left != 0)
+      return emitError(w.loc) << "weight '" << w.name << "': read error in '" << src->path << "'";
+    return success();
   }
-  if (left != 0)
-    return emitError(w.loc) << "weight '" << w.name << "': read error in '" << path << "'";
-  return success();
-}
+
+private:
+  struct Source {
+    std::string path;
+    uint64_t size = 0;
+    std::ifstream in;
+  };
+
+  Source *open(const WeightEntry &w, const std::string &source) {
+    auto it = files_.find(source);
+    if (it != files_.end())
+      return &it->second;
+    std::string path = resolveSource(source, modelDir_);
+    uint64_t size = 0;
+    if (std::error_code ec = llvm::sys::fs::file_size(path, size)) {
+      emitError(w.loc) << "weight '" << w.name << "': cannot read '" << path
+                       << "': " << ec.message();
+      return nullptr;
+    }
+    Source &src = files_[source];
+    src.path = path;
+    src.size = size;
+    src.in.open(path, std::ios::binary);
+    if (!src.in) {
+      emitError(w.loc) << "weight '" << w.name << "': cannot open '" << path << "'";
+      files_.erase(source);
+      return nullptr;
+    }
+    return &src;
+  }
+
+  std::string modelDir_;
+  std::map<std::string, Source> files_;
+};
 
 } // namespace
 
@@ -93,13 +135,15 @@ LogicalResult writePlanFile(StringRef outputPath, ArrayRef<uint8_t> flatbuffer,
     writeZeros(os, header.blobOffset - pos);
     pos = 0; // from here on, relative to the blob
     std::vector<char> chunk(kChunk);
+    SourceFiles files(modelDir);
     for (const WeightEntry &w : weights.entries()) {
       writeZeros(os, w.blobOffset - pos);
-      if (failed(streamWeight(os, w, modelDir, chunk))) {
-        os.close();
-        os.clear_error();
-        return failure();
-      }
+      for (const WeightExtent &e : w.extents)
+        if (failed(files.copy(os, w, e, chunk))) {
+          os.close();
+          os.clear_error();
+          return failure();
+        }
       pos = w.blobOffset + w.length;
     }
     os.close();

@@ -11,7 +11,8 @@ namespace mm {
 
 /// Writes the plan file layout of runtime/plan/PlanFormat.h: header, `flatbuffer`, zero
 /// padding to a 4 KiB boundary, then every weight of `weights` copied in 4 MiB chunks
-/// from its source (relative sources are tried as given, then under `modelDir`) to its
+/// extent by extent from its source files (relative sources are tried as given, then
+/// under `modelDir`; each file is opened once) or inline bytes, to its
 /// blob offset. Writes to a temporary file next to `outputPath` and renames it at the
 /// end; on any error (diagnostic at the weight's location, or at `loc` for I/O) the
 /// temporary file is removed and nothing is left at `outputPath`.

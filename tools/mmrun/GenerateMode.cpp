@@ -54,7 +54,12 @@ int runGenerate(std::shared_ptr<const Plan> plan, const GenerateOptions &o, llvm
   GenerationOptions options;
   options.maxNewTokens = o.maxNewTokens;
   options.kvCapacity = o.kvCapacity;
-  GenerationResult r = gen.generate(o.pixelValues.empty() ? nullptr : &pixels, ids, options);
+  if (o.warmup < 0)
+    fail("--warmup must be at least 0");
+  const Tensor *image = o.pixelValues.empty() ? nullptr : &pixels;
+  for (int w = 0; w < o.warmup; ++w)
+    gen.generate(image, ids, options);
+  GenerationResult r = gen.generate(image, ids, options);
   double rss = peakResidentMiB();
 
   if (!o.dumpDir.empty()) {

@@ -2,7 +2,7 @@
 //
 //   Multimodal generation (plans with vision encoder, embedding and decoder):
 //     mmrun plan.fb --pixel-values x.npy --input-ids 1,300,... [--max-new-tokens N]
-//                   [--json] [--dump-dir DIR] [--device cpu|cuda]
+//                   [--json] [--dump-dir DIR] [--warmup N] [--kv-capacity N] [--profile]
 //   One graph (any plan):
 //     mmrun plan.fb [--function NAME] --input name=file.npy|file.pb ... | --input-dir DIR
 //                   [--output-dir DIR] [--output-format npy|pb|both]
@@ -41,6 +41,8 @@ static cl::opt<int64_t> maxNewTokens("max-new-tokens", cl::init(16), cl::cat(gen
                                      cl::desc("Maximum number of tokens to generate"));
 static cl::opt<int64_t> kvCapacity("kv-capacity", cl::init(0), cl::cat(genCat),
                                    cl::desc("KV-cache positions (default: prompt + max new tokens)"));
+static cl::opt<int> warmup("warmup", cl::init(0), cl::cat(genCat),
+                           cl::desc("Untimed generations to run before the reported one"));
 static cl::opt<std::string> dumpDir("dump-dir", cl::cat(genCat),
                                     cl::desc("Write image_features.npy and prefill_last_logits.npy here"),
                                     cl::value_desc("dir"));
@@ -108,6 +110,7 @@ int main(int argc, char **argv) {
     o.maxNewTokens = maxNewTokens;
     o.kvCapacity = kvCapacity;
     o.dumpDir = dumpDir;
+    o.warmup = warmup;
     o.json = json;
     o.profile = profile;
     return mmrun::runGenerate(plan, o, llvm::outs());
