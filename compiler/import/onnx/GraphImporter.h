@@ -71,8 +71,13 @@ public:
   unsigned numOutputs() const { return outputs_.size(); }
   /// True when output `i` exists and has a non-empty name.
   bool outputUsed(unsigned i) const;
-  void setOutput(unsigned i, mlir::Value v) { outputs_[i] = v; }
-  mlir::Value output(unsigned i) const { return outputs_[i]; }
+  /// Records output `i`; ignored when the node has fewer outputs (optional outputs such
+  /// as Attention's present_key may be left out of the node).
+  void setOutput(unsigned i, mlir::Value v) {
+    if (i < outputs_.size())
+      outputs_[i] = v;
+  }
+  mlir::Value output(unsigned i) const { return i < outputs_.size() ? outputs_[i] : mlir::Value(); }
 
   // ---- errors --------------------------------------------------------------
   /// An error at the node, its text prefixed with "node '<name>' (<op>, opset <n>): ".
