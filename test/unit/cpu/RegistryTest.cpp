@@ -78,8 +78,8 @@ TEST(Parallel, CoversTheRangeOnceAndPropagatesErrors) {
   });
   EXPECT_EQ(total.load(), 6400);
   // An exception in any chunk reaches the caller after the others finish; the pool stays usable.
-  expectError([] { parallelFor(1000, 1, [](int64_t b, int64_t) {
-                    if (b >= 500)
+  expectError([] { parallelFor(1000, 1, [](int64_t b, int64_t e) {
+                    if (e > 500) // the chunk holding index 500 (the only one with 1 thread)
                       fail("chunk at ", b);
                   }); },
               "chunk at");
