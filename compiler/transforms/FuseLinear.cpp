@@ -195,11 +195,13 @@ void mergeSharedInputProjections(func::FuncOp f) {
   });
   IRRewriter rewriter(f.getContext());
   for (auto &[input, linears] : byInput) {
-    // Within one input, merge linears that agree on K, element type and bias presence.
-    llvm::MapVector<std::pair<Type, unsigned>, SmallVector<LinearOp>> groups;
-    for (LinearOp l : linears)
-      groups[{tensorTypeOf(l.getWeight()).getElementType(), l.getBias() ? 1u : 0u}]
-          .push_back(l);
+    // Within one input, merge linears that agree on the weight's type (element type and
+    // K rows) and on bias presence.
+    llvm::MapVector<std::tuple<Type, int64_t, unsigned>, SmallVector<LinearOp>> groups;
+    for (LinearOp l : linears) {
+      auto wt = tensorTypeOf(l.getWeight());
+      groups[{wt.getElementType(), wt.getDimSize(0), l.getBias() ? 1u : 0u}].push_back(l);
+    }
     for (auto &[key, group] : groups) {
       if (group.size() < 2)
         continue;

@@ -110,15 +110,6 @@ Value matchInverseSqrt(Value inv, SmallVectorImpl<Operation *> &ops) {
   return sqrt.getInput();
 }
 
-Value skipNoopCasts(Value v) {
-  while (auto c = defOf<CastOp>(v)) {
-    if (c.getInput().getType() != c.getResult().getType())
-      break;
-    v = c.getInput();
-  }
-  return v;
-}
-
 bool compatibleTypes(Type a, Type b) {
   auto ta = dyn_cast<RankedTensorType>(a), tb = dyn_cast<RankedTensorType>(b);
   return ta && tb && ta.getElementType() == tb.getElementType() &&

@@ -69,9 +69,6 @@ mlir::Operation *singleUser(mlir::Value v);
 /// forms of the norms): `a`, else null. Appends the ops to `ops`.
 mlir::Value matchInverseSqrt(mlir::Value inv, llvm::SmallVectorImpl<mlir::Operation *> &ops);
 
-/// `v` with casts that do not change the type (f32 -> f32) stripped.
-mlir::Value skipNoopCasts(mlir::Value v);
-
 /// True when `a` and `b` are ranked tensors of one element type and rank whose dims can be
 /// equal (equal, or either dynamic). Imported graphs may carry a static dim on one side
 /// of an elementwise op and `?` on the other (an exporter's value_info specialised to
