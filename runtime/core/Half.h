@@ -46,7 +46,8 @@ inline uint16_t floatToHalfBits(float f) {
   uint32_t sign = (x >> 16) & 0x8000u;
   uint32_t ax = x & 0x7FFFFFFFu;
   if (ax >= 0x7F800000u) // infinity or NaN (keep NaN quiet and non-zero)
-    return static_cast<uint16_t>(sign | 0x7C00u | (ax > 0x7F800000u ? 0x200u | ((ax >> 13) & 0x3FFu) : 0));
+    return static_cast<uint16_t>(sign | 0x7C00u |
+                                 (ax > 0x7F800000u ? 0x200u | ((ax >> 13) & 0x3FFu) : 0));
   if (ax >= 0x477FF000u) // 65520: rounds to infinity
     return static_cast<uint16_t>(sign | 0x7C00u);
   if (ax < 0x38800000u) {

@@ -12,7 +12,14 @@
 namespace mm::rt::cpu {
 
 /// Values of the `mm` dialect's Activation enum (MMBase.td), as stored in the plan.
-enum class Activation : int64_t { none = 0, gelu = 1, gelu_tanh = 2, quick_gelu = 3, silu = 4, relu = 5 };
+enum class Activation : int64_t {
+  none = 0,
+  gelu = 1,
+  gelu_tanh = 2,
+  quick_gelu = 3,
+  silu = 4,
+  relu = 5
+};
 
 /// Logistic function without overflow for large |x|.
 template <typename C> inline C sigmoid(C x) {

@@ -11,10 +11,18 @@
 namespace mm::rt::cpu {
 namespace {
 
-struct GeluErfFn { template <typename C> C operator()(C x) const { return geluErf(x); } };
-struct GeluTanhFn { template <typename C> C operator()(C x) const { return geluTanh(x); } };
-struct QuickGeluFn { template <typename C> C operator()(C x) const { return quickGelu(x); } };
-struct SiluFn { template <typename C> C operator()(C x) const { return silu(x); } };
+struct GeluErfFn {
+  template <typename C> C operator()(C x) const { return geluErf(x); }
+};
+struct GeluTanhFn {
+  template <typename C> C operator()(C x) const { return geluTanh(x); }
+};
+struct QuickGeluFn {
+  template <typename C> C operator()(C x) const { return quickGelu(x); }
+};
+struct SiluFn {
+  template <typename C> C operator()(C x) const { return silu(x); }
+};
 
 template <typename F>
 void mapFloat(KernelContext &ctx, const std::vector<const Tensor *> &inputs,

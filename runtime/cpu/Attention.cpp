@@ -16,8 +16,8 @@
 // Computes in f32 (f16/bf16 staged through f32) or f64.
 //
 //===----------------------------------------------------------------------===//
-#include "runtime/cpu/Gemm.h"
 #include "runtime/cpu/FastExp.h"
+#include "runtime/cpu/Gemm.h"
 #include "runtime/cpu/KernelUtil.h"
 #include "runtime/cpu/Registration.h"
 
@@ -87,7 +87,7 @@ void attentionImpl(const AttnGeom &g, const C *q, const C *k, const C *v, const 
           continue;
         }
         for (int64_t t = 0; t < limit; ++t) // separate from the sum: vectorizes
-          row[t] = fastExp(row[t] - mx);   // exp(-inf) = 0
+          row[t] = fastExp(row[t] - mx);    // exp(-inf) = 0
         C sum = 0;
         for (int64_t t = 0; t < limit; ++t)
           sum += row[t];
@@ -131,8 +131,15 @@ void attentionKernel(KernelContext &ctx, const std::vector<const Tensor *> &inpu
   if (q.rank() != 4 || k.rank() != 4 || v.rank() != 4)
     fail(op, ": query ", shapeString(q.shape), ", key ", shapeString(k.shape), " and value ",
          shapeString(v.shape), " must be 4-D [batch, heads, seq, head_dim]");
-  AttnGeom g{q.shape[0], q.shape[1], k.shape[1], q.shape[2], k.shape[2], q.shape[3], v.shape[3],
-             ctx.attrs().getFloat("scale"), ctx.attrs().getInt("causal", 0) != 0};
+  AttnGeom g{q.shape[0],
+             q.shape[1],
+             k.shape[1],
+             q.shape[2],
+             k.shape[2],
+             q.shape[3],
+             v.shape[3],
+             ctx.attrs().getFloat("scale"),
+             ctx.attrs().getInt("causal", 0) != 0};
   if (k.shape[0] != g.B || v.shape[0] != g.B || v.shape[1] != g.Hkv || v.shape[2] != g.T ||
       k.shape[3] != g.D || g.Hkv == 0 || g.Hq % g.Hkv != 0)
     fail(op, ": query ", shapeString(q.shape), ", key ", shapeString(k.shape), " and value ",
@@ -145,7 +152,8 @@ void attentionKernel(KernelContext &ctx, const std::vector<const Tensor *> &inpu
     if (!broadcastsTo(mask->shape, scores))
       fail(op, ": mask ", shapeString(mask->shape), " does not broadcast to ", shapeString(scores));
     if (mask->dtype != DType::boolean)
-      dispatch<kFloatTypes>(mask->dtype, op, [](auto) {}, "mask");
+      dispatch<kFloatTypes>(
+          mask->dtype, op, [](auto) {}, "mask");
   }
   dispatch<kFloatTypes>(q.dtype, op, [&](auto tag) {
     using S = typename decltype(tag)::type;

@@ -17,8 +17,7 @@ struct ConvGeom {
 };
 
 /// col[(c*kH + i)*kW + j][oh*OW + ow] = x[c][oh*sH - pT + i*dH][ow*sW - pL + j*dW] (0 outside).
-template <typename T>
-void im2col(const ConvGeom &g, int64_t channels, const T *x, T *col) {
+template <typename T> void im2col(const ConvGeom &g, int64_t channels, const T *x, T *col) {
   int64_t rows = channels * g.kH * g.kW;
   parallelFor(rows, std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(g.OH * g.OW, 1)),
               [&](int64_t begin, int64_t end) {
@@ -43,7 +42,8 @@ void im2col(const ConvGeom &g, int64_t channels, const T *x, T *col) {
 }
 
 template <typename T>
-void convImpl(const ConvGeom &g, const Tensor &x, const Tensor &w, const Tensor *bias, Tensor &out) {
+void convImpl(const ConvGeom &g, const Tensor &x, const Tensor &w, const Tensor *bias,
+              Tensor &out) {
   FloatInput<T> X(x), Wt(w);
   FloatOutput<T> Y(out);
   int64_t cg = g.C / g.group, mg = g.M / g.group, kk = cg * g.kH * g.kW, P = g.OH * g.OW;
@@ -91,7 +91,8 @@ void convKernel(KernelContext &ctx, const std::vector<const Tensor *> &inputs,
   const Tensor *bias = inputs.size() > 2 ? inputs[2] : nullptr;
   std::string op = opName(ctx);
   if (x.rank() != 4 || w.rank() != 4)
-    fail(op, ": input ", shapeString(x.shape), " and weight ", shapeString(w.shape), " must be 4-D");
+    fail(op, ": input ", shapeString(x.shape), " and weight ", shapeString(w.shape),
+         " must be 4-D");
   for (const Tensor *t : {&w, bias})
     if (t && t->dtype != x.dtype)
       fail(op, ": operand dtypes differ (", dtypeName(x.dtype), " vs ", dtypeName(t->dtype), ")");
@@ -114,7 +115,8 @@ void convKernel(KernelContext &ctx, const std::vector<const Tensor *> &inputs,
   int64_t spanH = g.dilH * (g.kH - 1) + 1, spanW = g.dilW * (g.kW - 1) + 1;
   int64_t padH = g.H + pads[0] + pads[2], padW = g.W + pads[1] + pads[3];
   if (padH < spanH || padW < spanW)
-    fail(op, ": kernel ", shapeString(w.shape), " larger than the padded input ", shapeString(x.shape));
+    fail(op, ": kernel ", shapeString(w.shape), " larger than the padded input ",
+         shapeString(x.shape));
   g.OH = (padH - spanH) / g.strideH + 1;
   g.OW = (padW - spanW) / g.strideW + 1;
   dispatch<kFloatTypes>(x.dtype, op, [&](auto tag) {

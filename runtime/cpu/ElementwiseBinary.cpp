@@ -80,7 +80,9 @@ template <bool Fmod> struct ModFn {
     }
   }
 };
-struct PowFn { template <typename C> C operator()(C a, C b) const { return std::pow(a, b); } };
+struct PowFn {
+  template <typename C> C operator()(C a, C b) const { return std::pow(a, b); }
+};
 struct MaxFn {
   template <typename C> C operator()(C a, C b) const {
     if constexpr (std::is_floating_point_v<C>)
@@ -97,13 +99,27 @@ struct MinFn {
     return b < a ? b : a;
   }
 };
-struct AndFn { bool operator()(bool a, bool b) const { return a && b; } };
-struct OrFn { bool operator()(bool a, bool b) const { return a || b; } };
-struct EqualFn { template <typename C> bool operator()(C a, C b) const { return a == b; } };
-struct LessFn { template <typename C> bool operator()(C a, C b) const { return a < b; } };
-struct LessEqualFn { template <typename C> bool operator()(C a, C b) const { return a <= b; } };
-struct GreaterFn { template <typename C> bool operator()(C a, C b) const { return a > b; } };
-struct GreaterEqualFn { template <typename C> bool operator()(C a, C b) const { return a >= b; } };
+struct AndFn {
+  bool operator()(bool a, bool b) const { return a && b; }
+};
+struct OrFn {
+  bool operator()(bool a, bool b) const { return a || b; }
+};
+struct EqualFn {
+  template <typename C> bool operator()(C a, C b) const { return a == b; }
+};
+struct LessFn {
+  template <typename C> bool operator()(C a, C b) const { return a < b; }
+};
+struct LessEqualFn {
+  template <typename C> bool operator()(C a, C b) const { return a <= b; }
+};
+struct GreaterFn {
+  template <typename C> bool operator()(C a, C b) const { return a > b; }
+};
+struct GreaterEqualFn {
+  template <typename C> bool operator()(C a, C b) const { return a >= b; }
+};
 
 /// out = f(a, b) with broadcasting; inputs stored as S, result as R.
 template <typename S, typename R, typename F>

@@ -23,9 +23,15 @@ template <typename C> C wrapNeg(C x) {
   }
 }
 
-struct SqrtFn { template <typename C> C operator()(C x) const { return std::sqrt(x); } };
-struct ReciprocalFn { template <typename C> C operator()(C x) const { return C(1) / x; } };
-struct NegFn { template <typename C> C operator()(C x) const { return wrapNeg(x); } };
+struct SqrtFn {
+  template <typename C> C operator()(C x) const { return std::sqrt(x); }
+};
+struct ReciprocalFn {
+  template <typename C> C operator()(C x) const { return C(1) / x; }
+};
+struct NegFn {
+  template <typename C> C operator()(C x) const { return wrapNeg(x); }
+};
 struct AbsFn {
   template <typename C> C operator()(C x) const {
     if constexpr (std::is_unsigned_v<C>)
@@ -36,10 +42,18 @@ struct AbsFn {
       return std::fabs(x);
   }
 };
-struct ExpFn { template <typename C> C operator()(C x) const { return std::exp(x); } };
-struct LogFn { template <typename C> C operator()(C x) const { return std::log(x); } };
-struct ErfFn { template <typename C> C operator()(C x) const { return std::erf(x); } };
-struct TanhFn { template <typename C> C operator()(C x) const { return std::tanh(x); } };
+struct ExpFn {
+  template <typename C> C operator()(C x) const { return std::exp(x); }
+};
+struct LogFn {
+  template <typename C> C operator()(C x) const { return std::log(x); }
+};
+struct ErfFn {
+  template <typename C> C operator()(C x) const { return std::erf(x); }
+};
+struct TanhFn {
+  template <typename C> C operator()(C x) const { return std::tanh(x); }
+};
 struct SigmoidFn {
   template <typename C> C operator()(C x) const {
     // Both branches only exponentiate a non-positive number: no overflow.
@@ -49,15 +63,25 @@ struct SigmoidFn {
     return e / (C(1) + e);
   }
 };
-struct SinFn { template <typename C> C operator()(C x) const { return std::sin(x); } };
-struct CosFn { template <typename C> C operator()(C x) const { return std::cos(x); } };
-struct FloorFn { template <typename C> C operator()(C x) const { return std::floor(x); } };
-struct CeilFn { template <typename C> C operator()(C x) const { return std::ceil(x); } };
+struct SinFn {
+  template <typename C> C operator()(C x) const { return std::sin(x); }
+};
+struct CosFn {
+  template <typename C> C operator()(C x) const { return std::cos(x); }
+};
+struct FloorFn {
+  template <typename C> C operator()(C x) const { return std::floor(x); }
+};
+struct CeilFn {
+  template <typename C> C operator()(C x) const { return std::ceil(x); }
+};
 struct ReluFn {
   // NaN stays NaN (as numpy's maximum(x, 0)).
   template <typename C> C operator()(C x) const { return x < C(0) ? C(0) : x; }
 };
-struct NotFn { bool operator()(bool x) const { return !x; } };
+struct NotFn {
+  bool operator()(bool x) const { return !x; }
+};
 
 /// Kernel for an op whose result has the input's shape and dtype.
 template <typename F, unsigned Set>

@@ -62,11 +62,11 @@ void gemmBlock(bool transA, bool transB, int64_t M, int64_t N, int64_t K, const 
   }
   auto ta = transA ? CblasTrans : CblasNoTrans, tb = transB ? CblasTrans : CblasNoTrans;
   if constexpr (sizeof(T) == 4)
-    cblas_sgemm(CblasRowMajor, ta, tb, blasInt(M), blasInt(N), blasInt(K), 1.0f, A, blasInt(lda),
-                B, blasInt(ldb), beta, C, blasInt(ldc));
+    cblas_sgemm(CblasRowMajor, ta, tb, blasInt(M), blasInt(N), blasInt(K), 1.0f, A, blasInt(lda), B,
+                blasInt(ldb), beta, C, blasInt(ldc));
   else
-    cblas_dgemm(CblasRowMajor, ta, tb, blasInt(M), blasInt(N), blasInt(K), 1.0, A, blasInt(lda),
-                B, blasInt(ldb), beta, C, blasInt(ldc));
+    cblas_dgemm(CblasRowMajor, ta, tb, blasInt(M), blasInt(N), blasInt(K), 1.0, A, blasInt(lda), B,
+                blasInt(ldb), beta, C, blasInt(ldc));
 }
 
 } // namespace

@@ -100,9 +100,11 @@ void rangeKernel(KernelContext &ctx, const std::vector<const Tensor *> &inputs,
     for (int64_t i = 0; i < n; ++i) {
       if constexpr (std::is_integral_v<C>)
         out[i] = static_cast<S>(static_cast<uint64_t>(start) +
-                                static_cast<uint64_t>(i) * static_cast<uint64_t>(delta)); // exact: in range
+                                static_cast<uint64_t>(i) *
+                                    static_cast<uint64_t>(delta)); // exact: in range
       else
-        out[i] = Elem<S>::store(static_cast<C>(static_cast<double>(start) + i * static_cast<double>(delta)));
+        out[i] = Elem<S>::store(
+            static_cast<C>(static_cast<double>(start) + i * static_cast<double>(delta)));
     }
   });
 }

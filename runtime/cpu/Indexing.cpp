@@ -1,7 +1,7 @@
 //===- Indexing.cpp - gather, gather_nd, gather_elements ---------------------===//
 //
-// ONNX Gather, GatherND and GatherElements, any data dtype, any integer index dtype. Negative indices
-// count from the end of their dim; indices outside [-dim, dim) throw.
+// ONNX Gather, GatherND and GatherElements, any data dtype, any integer index dtype. Negative
+// indices count from the end of their dim; indices outside [-dim, dim) throw.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cpu/KernelUtil.h"
@@ -80,7 +80,8 @@ void gatherNDKernel(KernelContext &ctx, const std::vector<const Tensor *> &input
   std::vector<int64_t> strides = contiguousStrides(data.shape);
   int64_t batches = numElements(Shape(data.shape.begin(), data.shape.begin() + b));
   int64_t batchStride = b ? strides[b - 1] : data.numel();
-  int64_t tuples = batches ? numElements(Shape(indices.shape.begin(), indices.shape.end() - 1)) / batches : 0;
+  int64_t tuples =
+      batches ? numElements(Shape(indices.shape.begin(), indices.shape.end() - 1)) / batches : 0;
   int64_t slice = numElements(Shape(data.shape.begin() + b + L, data.shape.end()));
   size_t es = dtypeSize(data.dtype);
   const auto *src = static_cast<const unsigned char *>(data.data);

@@ -53,7 +53,8 @@ template <> struct Elem<Bool> {
   static Bool store(bool c) { return Bool{static_cast<uint8_t>(c)}; }
 };
 
-template <typename S> constexpr bool kIsFloatStorage =
+template <typename S>
+constexpr bool kIsFloatStorage =
     std::is_floating_point_v<S> || std::is_same_v<S, Half> || std::is_same_v<S, BFloat16>;
 
 /// A type tag passed to dispatch callbacks: `using S = typename decltype(tag)::type`.
@@ -64,9 +65,12 @@ template <typename T> struct Tag { using type = T; };
 //===----------------------------------------------------------------------===//
 
 constexpr unsigned bit(DType t) { return 1u << static_cast<unsigned>(t); }
-constexpr unsigned kFloatTypes = bit(DType::f32) | bit(DType::f64) | bit(DType::f16) | bit(DType::bf16);
-constexpr unsigned kSignedInts = bit(DType::i8) | bit(DType::i16) | bit(DType::i32) | bit(DType::i64);
-constexpr unsigned kUnsignedInts = bit(DType::u8) | bit(DType::u16) | bit(DType::u32) | bit(DType::u64);
+constexpr unsigned kFloatTypes =
+    bit(DType::f32) | bit(DType::f64) | bit(DType::f16) | bit(DType::bf16);
+constexpr unsigned kSignedInts =
+    bit(DType::i8) | bit(DType::i16) | bit(DType::i32) | bit(DType::i64);
+constexpr unsigned kUnsignedInts =
+    bit(DType::u8) | bit(DType::u16) | bit(DType::u32) | bit(DType::u64);
 constexpr unsigned kIntTypes = kSignedInts | kUnsignedInts;
 constexpr unsigned kNumericTypes = kFloatTypes | kIntTypes;
 constexpr unsigned kAllTypes = kNumericTypes | bit(DType::boolean);
@@ -78,12 +82,12 @@ constexpr unsigned kAllTypes = kNumericTypes | bit(DType::boolean);
 /// dtypes throw Error naming `op`. Only the types in `Set` are instantiated.
 template <unsigned Set, typename Fn>
 void dispatch(DType t, const std::string &op, Fn &&fn, const char *what = "input") {
-#define MM_DISPATCH_CASE(D, T)                                                                  \
-  case DType::D:                                                                                \
-    if constexpr ((Set & bit(DType::D)) != 0) {                                                 \
-      fn(Tag<T>{});                                                                             \
-      return;                                                                                   \
-    }                                                                                           \
+#define MM_DISPATCH_CASE(D, T)                                                                     \
+  case DType::D:                                                                                   \
+    if constexpr ((Set & bit(DType::D)) != 0) {                                                    \
+      fn(Tag<T>{});                                                                                \
+      return;                                                                                      \
+    }                                                                                              \
     break;
   switch (t) {
     MM_DISPATCH_CASE(f32, float)
@@ -108,10 +112,18 @@ void dispatch(DType t, const std::string &op, Fn &&fn, const char *what = "input
 /// kernels that only move elements.
 template <typename Fn> void dispatchBySize(DType t, Fn &&fn) {
   switch (dtypeSize(t)) {
-  case 1: fn(Tag<uint8_t>{}); return;
-  case 2: fn(Tag<uint16_t>{}); return;
-  case 4: fn(Tag<uint32_t>{}); return;
-  default: fn(Tag<uint64_t>{}); return;
+  case 1:
+    fn(Tag<uint8_t>{});
+    return;
+  case 2:
+    fn(Tag<uint16_t>{});
+    return;
+  case 4:
+    fn(Tag<uint32_t>{});
+    return;
+  default:
+    fn(Tag<uint64_t>{});
+    return;
   }
 }
 
@@ -255,8 +267,7 @@ constexpr int64_t kElementwiseGrain = 1 << 15;
 
 /// y[i] = store(f(load(x[i]))) over same-shape tensors, computing in Elem<S>::C and
 /// storing as R (in parallel for large tensors).
-template <typename S, typename R = S, typename F>
-void mapUnary(const Tensor &x, Tensor &y, F f) {
+template <typename S, typename R = S, typename F> void mapUnary(const Tensor &x, Tensor &y, F f) {
   const S *in = x.as<S>();
   R *out = y.as<R>();
   parallelFor(x.numel(), kElementwiseGrain, [&](int64_t begin, int64_t end) {

@@ -214,18 +214,20 @@ void triluKernel(KernelContext &ctx, const std::vector<const Tensor *> &inputs,
   size_t es = dtypeSize(x.dtype);
   const auto *src = static_cast<const unsigned char *>(x.data);
   auto *dst = y.as<unsigned char>();
-  parallelFor(mats * N, std::max<int64_t>(1, 4096 / std::max<int64_t>(M, 1)), [&](int64_t begin, int64_t end) {
-    for (int64_t r = begin; r < end; ++r) {
-      int64_t i = r % N;
-      // Kept columns form one range [lo, hi).
-      int64_t lo = upper ? std::clamp<int64_t>(i + k, 0, M) : 0;
-      int64_t hi = upper ? M : std::clamp<int64_t>(i + k + 1, 0, M);
-      unsigned char *row = dst + r * M * es;
-      std::memset(row, 0, static_cast<size_t>(M) * es);
-      if (hi > lo)
-        std::memcpy(row + lo * es, src + (r * M + lo) * es, static_cast<size_t>(hi - lo) * es);
-    }
-  });
+  parallelFor(mats * N, std::max<int64_t>(1, 4096 / std::max<int64_t>(M, 1)),
+              [&](int64_t begin, int64_t end) {
+                for (int64_t r = begin; r < end; ++r) {
+                  int64_t i = r % N;
+                  // Kept columns form one range [lo, hi).
+                  int64_t lo = upper ? std::clamp<int64_t>(i + k, 0, M) : 0;
+                  int64_t hi = upper ? M : std::clamp<int64_t>(i + k + 1, 0, M);
+                  unsigned char *row = dst + r * M * es;
+                  std::memset(row, 0, static_cast<size_t>(M) * es);
+                  if (hi > lo)
+                    std::memcpy(row + lo * es, src + (r * M + lo) * es,
+                                static_cast<size_t>(hi - lo) * es);
+                }
+              });
 }
 
 } // namespace

@@ -25,7 +25,8 @@ struct MatMulPlan {
 
 MatMulPlan planMatMul(const std::string &op, const Shape &lhsIn, const Shape &rhsIn) {
   if (lhsIn.empty() || rhsIn.empty())
-    fail(op, ": operands must have rank >= 1, got ", shapeString(lhsIn), " and ", shapeString(rhsIn));
+    fail(op, ": operands must have rank >= 1, got ", shapeString(lhsIn), " and ",
+         shapeString(rhsIn));
   Shape l = lhsIn, r = rhsIn;
   bool lhsVec = l.size() == 1, rhsVec = r.size() == 1;
   if (lhsVec)
@@ -116,7 +117,8 @@ void intMatMul(const MatMulPlan &p, const Tensor &a, const Tensor &b, Tensor &ou
       for (int64_t n = 0; n < p.N; ++n) {
         U acc = 0;
         for (int64_t k = 0; k < p.K; ++k)
-          acc += static_cast<U>(static_cast<Acc>(arow[k])) * static_cast<U>(static_cast<Acc>(bm[k * p.N + n]));
+          acc += static_cast<U>(static_cast<Acc>(arow[k])) *
+                 static_cast<U>(static_cast<Acc>(bm[k * p.N + n]));
         C[bi * sc + m * p.N + n] = static_cast<S>(acc);
       }
     }

@@ -55,7 +55,8 @@ template <typename S, typename C> struct LayerNormRow {
       double d = row[i] - mean;
       sq += d * d;
     }
-    C m = static_cast<C>(mean), inv = static_cast<C>(1.0 / std::sqrt(sq / static_cast<double>(n) + eps));
+    C m = static_cast<C>(mean),
+      inv = static_cast<C>(1.0 / std::sqrt(sq / static_cast<double>(n) + eps));
     using E = typename Elem<S>::C;
     if (!b.empty())
       for (int64_t i = 0; i < n; ++i)
@@ -82,31 +83,33 @@ template <typename S, typename C> struct RmsNormRow {
 
 /// Runs `norm` over rows of n elements of x (or of lhs + rhs, written to `sum`) into y.
 template <typename S, typename Norm>
-void normRows(const Tensor &x, const Tensor *rhs, Tensor *sum, int64_t n, Tensor &y, const Norm &norm) {
+void normRows(const Tensor &x, const Tensor *rhs, Tensor *sum, int64_t n, Tensor &y,
+              const Norm &norm) {
   using C = Compute<S>;
   int64_t rows = n ? x.numel() / n : 0;
   const S *in = x.as<S>(), *in2 = rhs ? rhs->as<S>() : nullptr;
   S *out = y.as<S>(), *sumOut = sum ? sum->as<S>() : nullptr;
-  parallelFor(rows, std::max<int64_t>(1, 4096 / std::max<int64_t>(n, 1)), [&](int64_t begin, int64_t end) {
-    std::vector<C> row(static_cast<size_t>(n));
-    for (int64_t r = begin; r < end; ++r) {
-      const S *xr = in + r * n;
-      if (in2) {
-        // The residual sum is rounded to S first: the norm sees what a separate add
-        // followed by a norm would see.
-        const S *x2 = in2 + r * n;
-        S *sr = sumOut + r * n;
-        for (int64_t i = 0; i < n; ++i) {
-          sr[i] = Elem<S>::store(Elem<S>::load(xr[i]) + Elem<S>::load(x2[i]));
-          row[i] = static_cast<C>(Elem<S>::load(sr[i]));
-        }
-      } else {
-        for (int64_t i = 0; i < n; ++i)
-          row[i] = static_cast<C>(Elem<S>::load(xr[i]));
-      }
-      norm(row.data(), n, out + r * n);
-    }
-  });
+  parallelFor(rows, std::max<int64_t>(1, 4096 / std::max<int64_t>(n, 1)),
+              [&](int64_t begin, int64_t end) {
+                std::vector<C> row(static_cast<size_t>(n));
+                for (int64_t r = begin; r < end; ++r) {
+                  const S *xr = in + r * n;
+                  if (in2) {
+                    // The residual sum is rounded to S first: the norm sees what a separate add
+                    // followed by a norm would see.
+                    const S *x2 = in2 + r * n;
+                    S *sr = sumOut + r * n;
+                    for (int64_t i = 0; i < n; ++i) {
+                      sr[i] = Elem<S>::store(Elem<S>::load(xr[i]) + Elem<S>::load(x2[i]));
+                      row[i] = static_cast<C>(Elem<S>::load(sr[i]));
+                    }
+                  } else {
+                    for (int64_t i = 0; i < n; ++i)
+                      row[i] = static_cast<C>(Elem<S>::load(xr[i]));
+                  }
+                  norm(row.data(), n, out + r * n);
+                }
+              });
 }
 
 /// Shared by layer_norm (inputs x, scale[, bias]) and add_layer_norm (lhs, rhs, scale[, bias]).
@@ -157,7 +160,8 @@ void rmsNorm(KernelContext &ctx, const std::vector<const Tensor *> &inputs,
   if (rhs && (rhs->dtype != x.dtype || rhs->shape != x.shape))
     fail(op, ": lhs ", dtypeName(x.dtype), shapeString(x.shape), " and rhs ", dtypeName(rhs->dtype),
          shapeString(rhs->shape), " differ");
-  dispatch<kFloatTypes>(scale.dtype, op, [](auto) {}, "scale");
+  dispatch<kFloatTypes>(
+      scale.dtype, op, [](auto) {}, "scale");
   double eps = ctx.attrs().getFloat("epsilon", 1e-6);
   double offset = ctx.attrs().getFloat("scale_offset", 0.0);
   dispatch<kFloatTypes>(x.dtype, op, [&](auto tag) {

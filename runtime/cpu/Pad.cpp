@@ -63,7 +63,8 @@ void padKernel(KernelContext &ctx, const std::vector<const Tensor *> &inputs,
   for (int64_t d = 0; d < rank; ++d) {
     shape[d] = x.shape[d] + pads[d] + pads[rank + d];
     if (shape[d] < 0)
-      fail(op, ": pads ", shapeString(pads), " crop dim ", d, " of ", shapeString(x.shape), " below zero");
+      fail(op, ": pads ", shapeString(pads), " crop dim ", d, " of ", shapeString(x.shape),
+           " below zero");
     if (x.shape[d] == 0 && shape[d] > 0 && mode != PadMode::constant)
       fail(op, ": cannot pad the empty dim ", d, " in this mode");
     for (int64_t o = 0; o < shape[d]; ++o)
@@ -84,24 +85,26 @@ void padKernel(KernelContext &ctx, const std::vector<const Tensor *> &inputs,
     const U *src = x.as<U>();
     U *dst = y.as<U>();
     int64_t rows = y.numel() / inner;
-    parallelFor(rows, std::max<int64_t>(1, kElementwiseGrain / inner), [&](int64_t begin, int64_t end) {
-      for (int64_t r = begin; r < end; ++r) {
-        // Input offset of this row from the outer dims; -1 if any of them reads the value.
-        int64_t off = 0, rem = r;
-        bool constantRow = false;
-        for (int64_t d = rank - 2; d >= 0; --d) {
-          int64_t i = maps[d][rem % shape[d]];
-          rem /= shape[d];
-          if (i < 0)
-            constantRow = true;
-          else
-            off += i * strides[d];
-        }
-        U *out = dst + r * inner;
-        for (int64_t o = 0; o < inner; ++o)
-          out[o] = constantRow || innerMap[o] < 0 ? fill : src[off + innerMap[o]];
-      }
-    });
+    parallelFor(rows, std::max<int64_t>(1, kElementwiseGrain / inner),
+                [&](int64_t begin, int64_t end) {
+                  for (int64_t r = begin; r < end; ++r) {
+                    // Input offset of this row from the outer dims; -1 if any of them reads the
+                    // value.
+                    int64_t off = 0, rem = r;
+                    bool constantRow = false;
+                    for (int64_t d = rank - 2; d >= 0; --d) {
+                      int64_t i = maps[d][rem % shape[d]];
+                      rem /= shape[d];
+                      if (i < 0)
+                        constantRow = true;
+                      else
+                        off += i * strides[d];
+                    }
+                    U *out = dst + r * inner;
+                    for (int64_t o = 0; o < inner; ++o)
+                      out[o] = constantRow || innerMap[o] < 0 ? fill : src[off + innerMap[o]];
+                  }
+                });
   });
 }
 

@@ -83,9 +83,11 @@ void dequantizeKernel(KernelContext &ctx, const std::vector<const Tensor *> &inp
          dtypeName(x.dtype));
   ParamIndex pi = planParams(ctx, x, scale, zp);
   std::vector<double> sc(static_cast<size_t>(scale.numel()));
-  dispatch<kFloatTypes>(scale.dtype, op, [](auto) {}, "scale");
+  dispatch<kFloatTypes>(
+      scale.dtype, op, [](auto) {}, "scale");
   convertToCompute(scale.data, scale.dtype, sc.data(), scale.numel());
-  std::vector<int64_t> zero = zp ? readInts(op, "zero_point", *zp) : std::vector<int64_t>(sc.size(), 0);
+  std::vector<int64_t> zero =
+      zp ? readInts(op, "zero_point", *zp) : std::vector<int64_t>(sc.size(), 0);
   Tensor &y = allocateResult(ctx, outputs, 0, x.shape);
   dispatch<kQuantTypes>(x.dtype, op, [&](auto inTag) {
     using Q = typename decltype(inTag)::type;
@@ -120,9 +122,11 @@ void quantizeKernel(KernelContext &ctx, const std::vector<const Tensor *> &input
          dtypeName(outType));
   ParamIndex pi = planParams(ctx, x, scale, zp);
   std::vector<double> sc(static_cast<size_t>(scale.numel()));
-  dispatch<kFloatTypes>(scale.dtype, op, [](auto) {}, "scale");
+  dispatch<kFloatTypes>(
+      scale.dtype, op, [](auto) {}, "scale");
   convertToCompute(scale.data, scale.dtype, sc.data(), scale.numel());
-  std::vector<int64_t> zero = zp ? readInts(op, "zero_point", *zp) : std::vector<int64_t>(sc.size(), 0);
+  std::vector<int64_t> zero =
+      zp ? readInts(op, "zero_point", *zp) : std::vector<int64_t>(sc.size(), 0);
   Tensor &y = allocateResult(ctx, outputs, 0, x.shape);
   dispatch<kFloatTypes>(x.dtype, op, [&](auto inTag) {
     using S = typename decltype(inTag)::type;

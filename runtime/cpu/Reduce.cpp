@@ -77,8 +77,8 @@ template <typename S, ReduceKind Kind>
 void reduceImpl(const ReducePlan &p, const Tensor &x, Tensor &y) {
   using C = typename Elem<S>::C;
   constexpr bool isFloat = std::is_floating_point_v<C>;
-  using Acc = std::conditional_t<Kind == ReduceKind::max, C,
-                                 std::conditional_t<isFloat, double, uint64_t>>;
+  using Acc =
+      std::conditional_t<Kind == ReduceKind::max, C, std::conditional_t<isFloat, double, uint64_t>>;
   const S *in = x.as<S>();
   S *out = y.as<S>();
   // The innermost reduced group runs as a strided loop, the outer ones through offsetOf.

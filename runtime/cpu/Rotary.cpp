@@ -18,7 +18,8 @@ namespace mm::rt::cpu {
 namespace {
 
 template <typename S>
-void rotaryImpl(const Tensor &x, const Tensor &cosT, const Tensor &sinT, bool interleaved, Tensor &y) {
+void rotaryImpl(const Tensor &x, const Tensor &cosT, const Tensor &sinT, bool interleaved,
+                Tensor &y) {
   using C = std::conditional_t<std::is_same_v<S, double>, double, float>;
   int64_t B = x.shape[0], H = x.shape[1], S_ = x.shape[2], D = x.shape[3];
   int64_t R = cosT.shape.back(), half = R / 2;
@@ -28,25 +29,28 @@ void rotaryImpl(const Tensor &x, const Tensor &cosT, const Tensor &sinT, bool in
   convertToCompute(sinT.data, sinT.dtype, sn.data(), sinT.numel());
   const S *in = x.as<S>();
   S *out = y.as<S>();
-  parallelFor(B * H * S_, std::max<int64_t>(1, 8192 / std::max<int64_t>(D, 1)), [&](int64_t begin, int64_t end) {
-    for (int64_t row = begin; row < end; ++row) {
-      int64_t b = row / (H * S_), s = row % S_;
-      const C *c = cs.data() + ((perBatch ? b : 0) * S_ + s) * R;
-      const C *sv = sn.data() + ((perBatch ? b : 0) * S_ + s) * R;
-      const S *xr = in + row * D;
-      S *yr = out + row * D;
-      auto ld = [&](int64_t i) { return static_cast<C>(Elem<S>::load(xr[i])); };
-      auto st = [&](int64_t i, C v) { yr[i] = Elem<S>::store(static_cast<typename Elem<S>::C>(v)); };
-      for (int64_t i = 0; i < half; ++i) {
-        int64_t a = interleaved ? 2 * i : i, p = interleaved ? 2 * i + 1 : i + half;
-        C x1 = ld(a), x2 = ld(p);
-        st(a, x1 * c[a] - x2 * sv[a]);
-        st(p, x2 * c[p] + x1 * sv[p]);
-      }
-      if (D > R)
-        std::memcpy(yr + R, xr + R, static_cast<size_t>(D - R) * sizeof(S));
-    }
-  });
+  parallelFor(B * H * S_, std::max<int64_t>(1, 8192 / std::max<int64_t>(D, 1)),
+              [&](int64_t begin, int64_t end) {
+                for (int64_t row = begin; row < end; ++row) {
+                  int64_t b = row / (H * S_), s = row % S_;
+                  const C *c = cs.data() + ((perBatch ? b : 0) * S_ + s) * R;
+                  const C *sv = sn.data() + ((perBatch ? b : 0) * S_ + s) * R;
+                  const S *xr = in + row * D;
+                  S *yr = out + row * D;
+                  auto ld = [&](int64_t i) { return static_cast<C>(Elem<S>::load(xr[i])); };
+                  auto st = [&](int64_t i, C v) {
+                    yr[i] = Elem<S>::store(static_cast<typename Elem<S>::C>(v));
+                  };
+                  for (int64_t i = 0; i < half; ++i) {
+                    int64_t a = interleaved ? 2 * i : i, p = interleaved ? 2 * i + 1 : i + half;
+                    C x1 = ld(a), x2 = ld(p);
+                    st(a, x1 * c[a] - x2 * sv[a]);
+                    st(p, x2 * c[p] + x1 * sv[p]);
+                  }
+                  if (D > R)
+                    std::memcpy(yr + R, xr + R, static_cast<size_t>(D - R) * sizeof(S));
+                }
+              });
 }
 
 void rotaryKernel(KernelContext &ctx, const std::vector<const Tensor *> &inputs,

@@ -64,7 +64,8 @@ void argKernel(KernelContext &ctx, const std::vector<const Tensor *> &inputs,
     using C = typename Elem<S>::C;
     const S *in = x.as<S>();
     int64_t *out = y.as<int64_t>();
-    parallelFor(p.outer * p.inner, std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(p.n, 1)),
+    parallelFor(p.outer * p.inner,
+                std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(p.n, 1)),
                 [&](int64_t begin, int64_t end) {
                   for (int64_t line = begin; line < end; ++line) {
                     const S *base = in + (line / p.inner) * p.n * p.inner + line % p.inner;

@@ -56,7 +56,8 @@ void reshapeKernel(KernelContext &ctx, const std::vector<const Tensor *> &inputs
   }
   if (inferAt >= 0) {
     if (known == 0 || x.numel() % known != 0)
-      fail(op, ": cannot infer the -1 dim of ", shapeString(req), " for input ", shapeString(x.shape));
+      fail(op, ": cannot infer the -1 dim of ", shapeString(req), " for input ",
+           shapeString(x.shape));
     shape[inferAt] = x.numel() / known;
   }
   copyWithShape(ctx, x, shape, outputs);

@@ -15,8 +15,7 @@
 namespace mm::rt::cpu {
 namespace {
 
-template <typename S>
-void softmaxImpl(const Tensor &x, Tensor &y, int64_t axis) {
+template <typename S> void softmaxImpl(const Tensor &x, Tensor &y, int64_t axis) {
   using C = typename Elem<S>::C;
   int64_t n = x.shape[axis], inner = 1, outer = 1;
   for (int64_t d = 0; d < x.rank(); ++d)

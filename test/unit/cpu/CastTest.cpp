@@ -69,10 +69,20 @@ TEST(Half, DecodesEveryPattern) {
 TEST(Half, EncodesRoundToNearestEven) {
   // Ties and edges: 1 + 2^-11 is halfway between 1 and 1 + 2^-10 (even: 1); 1 + 3*2^-11
   // is halfway between 1 + 2^-10 and 1 + 2^-9 (even: 1 + 2^-9); subnormals; overflow.
-  std::vector<float> edge = {1.0f + std::ldexp(1.0f, -11), 1.0f + 3 * std::ldexp(1.0f, -11),
-                             65504.0f, 65519.0f, 65520.0f, 1e-8f, 2.98023224e-8f, 3e-8f,
-                             std::ldexp(1.0f, -24) * 1.5f, std::ldexp(1.0f, -24) * 2.5f,
-                             6.1e-5f, -0.0f, -65536.0f, 1e30f};
+  std::vector<float> edge = {1.0f + std::ldexp(1.0f, -11),
+                             1.0f + 3 * std::ldexp(1.0f, -11),
+                             65504.0f,
+                             65519.0f,
+                             65520.0f,
+                             1e-8f,
+                             2.98023224e-8f,
+                             3e-8f,
+                             std::ldexp(1.0f, -24) * 1.5f,
+                             std::ldexp(1.0f, -24) * 2.5f,
+                             6.1e-5f,
+                             -0.0f,
+                             -65536.0f,
+                             1e30f};
   std::mt19937 gen(7);
   std::uniform_real_distribution<float> dist(-1, 1);
   std::uniform_int_distribution<int> ex(-28, 17);
@@ -104,11 +114,13 @@ TEST(BFloat16, EncodesRoundToNearestEven) {
     // Past the largest finite bf16, the next value up is 2^128 (rounding there overflows).
     double dhi = std::isinf(fhi) ? std::copysign(std::ldexp(1.0, 128), fhi) : fhi;
     double dl = std::fabs(static_cast<double>(f) - flo), dh = std::fabs(dhi - f);
-    uint16_t want = static_cast<uint16_t>((dl < dh || (dl == dh && ((lo >> 16) & 1) == 0) ? lo : hi) >> 16);
+    uint16_t want =
+        static_cast<uint16_t>((dl < dh || (dl == dh && ((lo >> 16) & 1) == 0) ? lo : hi) >> 16);
     ASSERT_EQ(got, want) << "bits " << std::hex << u;
   }
   EXPECT_EQ(bf16BitsToFloat(floatToBf16Bits(1.0f + std::ldexp(1.0f, -8))), 1.0f);
-  EXPECT_EQ(bf16BitsToFloat(floatToBf16Bits(1.0f + 3 * std::ldexp(1.0f, -8))), 1.0f + std::ldexp(1.0f, -6));
+  EXPECT_EQ(bf16BitsToFloat(floatToBf16Bits(1.0f + 3 * std::ldexp(1.0f, -8))),
+            1.0f + std::ldexp(1.0f, -6));
 }
 
 Tensor cast(const Tensor &x, DType to) { return OpRun("mm.cast").in(x).out(to).run1(); }
@@ -117,8 +129,7 @@ TEST(Cast, FloatToIntTruncatesAndSaturates) {
   Tensor x = makeF32({7}, {-2.7, -0.5, 0.5, 2.7, 1e10, -1e10, kNaN});
   expectExact(cast(x, DType::i32), DType::i32, {7}, {-2, 0, 0, 2, 2147483647.0, -2147483648.0, 0});
   expectExact(cast(x, DType::u8), DType::u8, {7}, {0, 0, 0, 2, 255, 0, 0});
-  expectExact(cast(x, DType::i64), DType::i64, {7},
-              {-2, 0, 0, 2, 1e10, -1e10, 0});
+  expectExact(cast(x, DType::i64), DType::i64, {7}, {-2, 0, 0, 2, 1e10, -1e10, 0});
 }
 
 TEST(Cast, BoolRules) {
@@ -144,20 +155,22 @@ TEST(Cast, IntegerWrapsLikeNumpy) {
 TEST(Cast, ToHalfRoundsOnce) {
   // f64 1 + 2^-11 + 2^-40 is just above a f16 tie: direct rounding gives 1 + 2^-10, going
   // through a nearest-rounded f32 (1 + 2^-11, a tie) would wrongly give 1.
-  Tensor d = makeTensor(DType::f64, {2}, {1 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40),
-                                          1 + std::ldexp(1.0, -8) + std::ldexp(1.0, -40)});
+  Tensor d = makeTensor(DType::f64, {2},
+                        {1 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40),
+                         1 + std::ldexp(1.0, -8) + std::ldexp(1.0, -40)});
   EXPECT_EQ(getElement(cast(d, DType::f16), 0), 1 + std::ldexp(1.0, -10));
   EXPECT_EQ(getElement(cast(d, DType::bf16), 1), 1 + std::ldexp(1.0, -7));
   Tensor i = makeI64({3}, {2049, 2051, 70000});
   expectExact(cast(i, DType::f16), DType::f16, {3}, {2048, 2052, kInf});
   Tensor f = makeF32({3}, {65519, 1e-8, -0.1});
-  expectExact(cast(f, DType::f16), DType::f16, {3}, {65504, 0, decodeHalfRef(encodeHalfRef(-0.1f))});
+  expectExact(cast(f, DType::f16), DType::f16, {3},
+              {65504, 0, decodeHalfRef(encodeHalfRef(-0.1f))});
 }
 
 TEST(Cast, AllPairsRoundTripSmallIntegers) {
   // Small non-negative integers are exact in every dtype: any -> any -> f64 keeps them.
-  const DType all[] = {DType::f32, DType::f16, DType::bf16, DType::f64, DType::i8, DType::i16,
-                       DType::i32, DType::i64, DType::u8, DType::u16, DType::u32, DType::u64};
+  const DType all[] = {DType::f32, DType::f16, DType::bf16, DType::f64, DType::i8,  DType::i16,
+                       DType::i32, DType::i64, DType::u8,   DType::u16, DType::u32, DType::u64};
   for (DType from : all)
     for (DType to : all) {
       Tensor x = makeTensor(from, {2, 3}, {0, 1, 2, 3, 17, 100});

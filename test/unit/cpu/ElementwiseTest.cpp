@@ -24,16 +24,44 @@ Tensor unary(const std::string &op, const Tensor &x) { return OpRun(op).in(x).ou
 
 TEST(Unary, FloatMathMatchesNumpy) {
   Tensor x = makeF32({2, 4}, kX), p = makeF32({8}, kP);
-  expectClose(unary("mm.sqrt", p), {8}, {0.10000000149011612, 0.5, 0.7071067690849304, 1.0, 1.4142135381698608, 1.8708287477493286, 3.1622776985168457, 10.0}, kUnaryRtol, 0);
-  expectClose(unary("mm.reciprocal", p), {8}, {100.0, 4.0, 2.0, 1.0, 0.5, 0.2857142984867096, 0.10000000149011612, 0.009999999776482582}, kUnaryRtol, 0);
-  expectClose(unary("mm.exp", x), {2, 4}, {0.049787066876888275, 0.2865047752857208, 0.6065306663513184, 1.0, 1.3498587608337402, 2.7182819843292236, 15.642632484436035, 2980.9580078125}, kUnaryRtol, 0);
-  expectClose(unary("mm.log", p), {8}, {-4.605170249938965, -1.3862943649291992, -0.6931471824645996, 0.0, 0.6931471824645996, 1.252763032913208, 2.3025851249694824, 4.605170249938965}, kUnaryRtol, 0);
-  expectClose(unary("mm.erf", x), {2, 4}, {-0.9999778866767883, -0.9229001402854919, -0.5204998850822449, 0.0, 0.3286267817020416, 0.8427007794380188, 0.9998993873596191, 1.0}, kUnaryRtol, 0);
-  expectClose(unary("mm.tanh", x), {2, 4}, {-0.9950547814369202, -0.8482836484909058, -0.46211719512939453, 0.0, 0.29131263494491577, 0.7615941762924194, 0.9918597340583801, 0.9999997615814209}, kUnaryRtol, 0);
-  expectClose(unary("mm.sigmoid", x), {2, 4}, {0.04742587357759476, 0.22270013391971588, 0.3775406777858734, 0.5, 0.5744425058364868, 0.7310585975646973, 0.9399133324623108, 0.9996646642684937}, kUnaryRtol, 0);
-  expectClose(unary("mm.sin", x), {2, 4}, {-0.14112000167369843, -0.9489846229553223, -0.4794255495071411, 0.0, 0.29552021622657776, 0.8414710164070129, 0.38166099786758423, 0.9893582463264465}, kUnaryRtol, 1e-7);
-  expectClose(unary("mm.cos", x), {2, 4}, {-0.9899924993515015, 0.3153223693370819, 0.8775825500488281, 1.0, 0.9553365111351013, 0.5403022766113281, -0.9243023991584778, -0.1455000340938568}, kUnaryRtol, 1e-7);
-  expectExact(unary("mm.floor", x), DType::f32, {2, 4}, {-3.0, -2.0, -1.0, 0.0, 0.0, 1.0, 2.0, 8.0});
+  expectClose(unary("mm.sqrt", p), {8},
+              {0.10000000149011612, 0.5, 0.7071067690849304, 1.0, 1.4142135381698608,
+               1.8708287477493286, 3.1622776985168457, 10.0},
+              kUnaryRtol, 0);
+  expectClose(
+      unary("mm.reciprocal", p), {8},
+      {100.0, 4.0, 2.0, 1.0, 0.5, 0.2857142984867096, 0.10000000149011612, 0.009999999776482582},
+      kUnaryRtol, 0);
+  expectClose(unary("mm.exp", x), {2, 4},
+              {0.049787066876888275, 0.2865047752857208, 0.6065306663513184, 1.0,
+               1.3498587608337402, 2.7182819843292236, 15.642632484436035, 2980.9580078125},
+              kUnaryRtol, 0);
+  expectClose(unary("mm.log", p), {8},
+              {-4.605170249938965, -1.3862943649291992, -0.6931471824645996, 0.0,
+               0.6931471824645996, 1.252763032913208, 2.3025851249694824, 4.605170249938965},
+              kUnaryRtol, 0);
+  expectClose(unary("mm.erf", x), {2, 4},
+              {-0.9999778866767883, -0.9229001402854919, -0.5204998850822449, 0.0,
+               0.3286267817020416, 0.8427007794380188, 0.9998993873596191, 1.0},
+              kUnaryRtol, 0);
+  expectClose(unary("mm.tanh", x), {2, 4},
+              {-0.9950547814369202, -0.8482836484909058, -0.46211719512939453, 0.0,
+               0.29131263494491577, 0.7615941762924194, 0.9918597340583801, 0.9999997615814209},
+              kUnaryRtol, 0);
+  expectClose(unary("mm.sigmoid", x), {2, 4},
+              {0.04742587357759476, 0.22270013391971588, 0.3775406777858734, 0.5,
+               0.5744425058364868, 0.7310585975646973, 0.9399133324623108, 0.9996646642684937},
+              kUnaryRtol, 0);
+  expectClose(unary("mm.sin", x), {2, 4},
+              {-0.14112000167369843, -0.9489846229553223, -0.4794255495071411, 0.0,
+               0.29552021622657776, 0.8414710164070129, 0.38166099786758423, 0.9893582463264465},
+              kUnaryRtol, 1e-7);
+  expectClose(unary("mm.cos", x), {2, 4},
+              {-0.9899924993515015, 0.3153223693370819, 0.8775825500488281, 1.0, 0.9553365111351013,
+               0.5403022766113281, -0.9243023991584778, -0.1455000340938568},
+              kUnaryRtol, 1e-7);
+  expectExact(unary("mm.floor", x), DType::f32, {2, 4},
+              {-3.0, -2.0, -1.0, 0.0, 0.0, 1.0, 2.0, 8.0});
   expectExact(unary("mm.ceil", x), DType::f32, {2, 4}, {-3.0, -1.0, -0.0, 0.0, 1.0, 1.0, 3.0, 8.0});
 }
 
@@ -60,7 +88,8 @@ TEST(Unary, NotAndIsNan) {
   Tensor b = makeTensor(DType::boolean, {3}, {1, 0, 1});
   expectExact(unary("mm.not", b), DType::boolean, {3}, {0, 1, 0});
   Tensor f = makeF32({4}, {1, kNaN, kInf, -kNaN});
-  expectExact(OpRun("mm.is_nan").in(f).out(DType::boolean).run1(), DType::boolean, {4}, {0, 1, 0, 1});
+  expectExact(OpRun("mm.is_nan").in(f).out(DType::boolean).run1(), DType::boolean, {4},
+              {0, 1, 0, 1});
 }
 
 TEST(Unary, HalfTypesComputeInF32) {
@@ -90,7 +119,8 @@ TEST(Unary, RejectsUnsupportedDTypes) {
 //===----------------------------------------------------------------------===//
 
 /// Element of `vals` (shape `s`) that output multi-index `idx` reads under broadcasting.
-double broadcastRead(const std::vector<double> &vals, const Shape &s, const std::vector<int64_t> &idx) {
+double broadcastRead(const std::vector<double> &vals, const Shape &s,
+                     const std::vector<int64_t> &idx) {
   int64_t off = 0, lead = static_cast<int64_t>(idx.size() - s.size());
   for (size_t d = 0; d < s.size(); ++d)
     off = off * s[d] + (s[d] == 1 ? 0 : idx[lead + d]);
@@ -117,14 +147,14 @@ struct BroadcastCase {
   Shape a, b, out;
 };
 const std::vector<BroadcastCase> kBroadcastCases = {
-    {{2, 3, 4}, {2, 3, 4}, {2, 3, 4}}, // same shape
-    {{2, 3, 4}, {4}, {2, 3, 4}},       // rank mismatch, trailing vector
-    {{2, 1, 4}, {3, 1}, {2, 3, 4}},    // both sides broadcast
-    {{}, {2, 3}, {2, 3}},              // scalar lhs
-    {{3, 1, 1}, {1, 5, 2}, {3, 5, 2}}, // outer broadcast
-    {{4, 1}, {4, 300}, {4, 300}},      // column vector against a wide matrix
-    {{5, 0, 3}, {3}, {5, 0, 3}},       // size-0 dim
-    {{1}, {0}, {0}},                   // 1 broadcasts to 0
+    {{2, 3, 4}, {2, 3, 4}, {2, 3, 4}},         // same shape
+    {{2, 3, 4}, {4}, {2, 3, 4}},               // rank mismatch, trailing vector
+    {{2, 1, 4}, {3, 1}, {2, 3, 4}},            // both sides broadcast
+    {{}, {2, 3}, {2, 3}},                      // scalar lhs
+    {{3, 1, 1}, {1, 5, 2}, {3, 5, 2}},         // outer broadcast
+    {{4, 1}, {4, 300}, {4, 300}},              // column vector against a wide matrix
+    {{5, 0, 3}, {3}, {5, 0, 3}},               // size-0 dim
+    {{1}, {0}, {0}},                           // 1 broadcasts to 0
     {{70, 1, 600}, {1, 3, 600}, {70, 3, 600}}, // large enough to run in parallel
 };
 
@@ -157,16 +187,19 @@ TEST(Binary, PowMatchesNumpy) {
 }
 
 TEST(Binary, IntegerArithmetic) {
-  Tensor a = makeTensor(DType::i32, {4}, {7, -7, 7, -7}), b = makeTensor(DType::i32, {4}, {2, 2, -2, -2});
+  Tensor a = makeTensor(DType::i32, {4}, {7, -7, 7, -7}),
+         b = makeTensor(DType::i32, {4}, {2, 2, -2, -2});
   // Integer Div truncates toward zero (ONNX; numpy's // would floor).
   expectExact(OpRun("mm.div").in(a).in(b).out(DType::i32).run1(), DType::i32, {4}, {3, -3, -3, 3});
-  expectExact(OpRun("mm.mul").in(a).in(b).out(DType::i32).run1(), DType::i32, {4}, {14, -14, -14, 14});
+  expectExact(OpRun("mm.mul").in(a).in(b).out(DType::i32).run1(), DType::i32, {4},
+              {14, -14, -14, 14});
   Tensor m = makeI64({2}, {INT64_MIN, 5}), n = makeI64({2}, {-1, -1});
   Tensor q = OpRun("mm.div").in(m).in(n).out(DType::i64).run1();
   EXPECT_EQ(q.as<int64_t>()[0], INT64_MIN); // wraps instead of trapping
   EXPECT_EQ(q.as<int64_t>()[1], -5);
   Tensor u = makeTensor(DType::u8, {2}, {250, 3}), v = makeTensor(DType::u8, {1}, {10});
-  expectExact(OpRun("mm.add").in(u).in(v).out(DType::u8).run1(), DType::u8, {2}, {4, 13}); // mod 256
+  expectExact(OpRun("mm.add").in(u).in(v).out(DType::u8).run1(), DType::u8, {2},
+              {4, 13}); // mod 256
   Tensor w = makeTensor(DType::u16, {1}, {65535});
   expectExact(OpRun("mm.mul").in(w).in(w).out(DType::u16).run1(), DType::u16, {1}, {1});
   expectExact(OpRun("mm.max").in(a).in(b).out(DType::i32).run1(), DType::i32, {4}, {7, 2, 7, -2});
@@ -187,8 +220,9 @@ TEST(Binary, HalfAddRoundsOnce) {
   for (DType t : {DType::f16, DType::bf16}) {
     Tensor a = randomTensor(t, {3, 5}, 3), b = randomTensor(t, {5}, 4);
     Tensor y = OpRun("mm.add").in(a).in(b).out(t).run1();
-    std::vector<double> want = naiveBinary({3, 5}, {3, 5}, toDoubles(a), {5}, toDoubles(b),
-                                           [](double x, double z) { return static_cast<float>(x + z); });
+    std::vector<double> want =
+        naiveBinary({3, 5}, {3, 5}, toDoubles(a), {5}, toDoubles(b),
+                    [](double x, double z) { return static_cast<float>(x + z); });
     Tensor ref = makeTensor(t, {3, 5}, want); // the exact sum rounded once to t
     expectExact(y, t, {3, 5}, toDoubles(ref), dtypeName(t).data());
   }
@@ -201,9 +235,11 @@ TEST(Binary, ErrorsNameTheOp) {
   Tensor c = makeTensor(DType::i32, {3}, {1, 2, 3});
   expectError([&] { OpRun("mm.mul").in(a).in(c).out(DType::f32).run1(); }, "dtypes differ");
   Tensor s = makeTensor(DType::i32, {1}, {1});
-  expectError([&] { OpRun("mm.pow").in(s).in(s).out(DType::i32).run1(); }, "mm.pow: unsupported input dtype i32");
+  expectError([&] { OpRun("mm.pow").in(s).in(s).out(DType::i32).run1(); },
+              "mm.pow: unsupported input dtype i32");
   Tensor bo = makeTensor(DType::boolean, {1}, {1});
-  expectError([&] { OpRun("mm.add").in(bo).in(bo).out(DType::boolean).run1(); }, "unsupported input dtype bool");
+  expectError([&] { OpRun("mm.add").in(bo).in(bo).out(DType::boolean).run1(); },
+              "unsupported input dtype bool");
 }
 
 TEST(Compare, BroadcastsToBool) {
@@ -225,19 +261,25 @@ TEST(Compare, BroadcastsToBool) {
                   naiveBinary({2, 4, 3}, as, av, bs, bv, op.f), op.name);
     }
   Tensor n = makeF32({2}, {kNaN, 1}), m = makeF32({2}, {kNaN, 1});
-  expectExact(OpRun("mm.equal").in(n).in(m).out(DType::boolean).run1(), DType::boolean, {2}, {0, 1});
+  expectExact(OpRun("mm.equal").in(n).in(m).out(DType::boolean).run1(), DType::boolean, {2},
+              {0, 1});
   Tensor b1 = makeTensor(DType::boolean, {2}, {1, 0}), b2 = makeTensor(DType::boolean, {2}, {1, 1});
-  expectExact(OpRun("mm.equal").in(b1).in(b2).out(DType::boolean).run1(), DType::boolean, {2}, {1, 0});
+  expectExact(OpRun("mm.equal").in(b1).in(b2).out(DType::boolean).run1(), DType::boolean, {2},
+              {1, 0});
 }
 
 TEST(Logic, AndOrBroadcast) {
-  Tensor a = makeTensor(DType::boolean, {2, 1}, {1, 0}), b = makeTensor(DType::boolean, {3}, {1, 0, 1});
-  expectExact(OpRun("mm.and").in(a).in(b).out(DType::boolean).run1(), DType::boolean, {2, 3}, {1, 0, 1, 0, 0, 0});
-  expectExact(OpRun("mm.or").in(a).in(b).out(DType::boolean).run1(), DType::boolean, {2, 3}, {1, 1, 1, 1, 0, 1});
+  Tensor a = makeTensor(DType::boolean, {2, 1}, {1, 0}),
+         b = makeTensor(DType::boolean, {3}, {1, 0, 1});
+  expectExact(OpRun("mm.and").in(a).in(b).out(DType::boolean).run1(), DType::boolean, {2, 3},
+              {1, 0, 1, 0, 0, 0});
+  expectExact(OpRun("mm.or").in(a).in(b).out(DType::boolean).run1(), DType::boolean, {2, 3},
+              {1, 1, 1, 1, 0, 1});
   // Non-0/1 bytes read as true.
   Tensor c = makeTensor(DType::u8, {1}, {7});
   c.dtype = DType::boolean;
-  expectExact(OpRun("mm.and").in(c).in(b).out(DType::boolean).run1(), DType::boolean, {3}, {1, 0, 1});
+  expectExact(OpRun("mm.and").in(c).in(b).out(DType::boolean).run1(), DType::boolean, {3},
+              {1, 0, 1});
 }
 
 TEST(Where, BroadcastsAllThree) {
@@ -262,22 +304,32 @@ TEST(Activation, MatchNumpyFormulas) {
   Tensor x = makeF32({8}, kX);
   const double rtol = 1e-6, atol = 1e-7; // f32 evaluation of the same formula: a few ulps
   expectClose(OpRun("mm.gelu").in(x).out(DType::f32).run1(), {8},
-              {-0.00404969409489031, -0.13206221708356913, -0.15426876936299344, 0.0, 0.1853734353867131, 0.8413447460685429, 2.7418056511035998, 7.999999999999995}, rtol, atol);
+              {-0.00404969409489031, -0.13206221708356913, -0.15426876936299344, 0.0,
+               0.1853734353867131, 0.8413447460685429, 2.7418056511035998, 7.999999999999995},
+              rtol, atol);
   expectClose(OpRun("mm.gelu").attr("approximate", int64_t(1)).in(x).out(DType::f32).run1(), {8},
-              {-0.0036373920817729943, -0.13228579703028542, -0.15428599017485606, 0.0, 0.18537093227240137, 0.8411919906082768, 2.742276855926382, 8.0}, rtol, atol);
+              {-0.0036373920817729943, -0.13228579703028542, -0.15428599017485606, 0.0,
+               0.18537093227240137, 0.8411919906082768, 2.742276855926382, 8.0},
+              rtol, atol);
   expectClose(OpRun("mm.quick_gelu").in(x).out(DType::f32).run1(), {8},
-              {-0.01807130970778597, -0.1330656985568307, -0.1496115633936199, 0.0, 0.18748414425822235, 0.8457957659328212, 2.724729832290826, 7.999990233571134}, rtol, atol);
-  std::vector<double> silu = {-0.14227761953270035, -0.27837517353163604, -0.1887703343990727, 0.0, 0.1723327627656372, 0.7310585786300049, 2.584761712021479, 7.997317198956269};
+              {-0.01807130970778597, -0.1330656985568307, -0.1496115633936199, 0.0,
+               0.18748414425822235, 0.8457957659328212, 2.724729832290826, 7.999990233571134},
+              rtol, atol);
+  std::vector<double> silu = {
+      -0.14227761953270035, -0.27837517353163604, -0.1887703343990727, 0.0,
+      0.1723327627656372,   0.7310585786300049,   2.584761712021479,   7.997317198956269};
   expectClose(OpRun("mm.silu").in(x).out(DType::f32).run1(), {8}, silu, rtol, atol);
   Tensor up = makeF32({8}, {2, 2, 2, 2, -1, -1, -1, -1});
   std::vector<double> sw(8);
   for (int i = 0; i < 8; ++i)
     sw[i] = silu[i] * (i < 4 ? 2 : -1);
   expectClose(OpRun("mm.swiglu").in(x).in(up).out(DType::f32).run1(), {8}, sw, rtol, atol);
-  expectError([&] { OpRun("mm.gelu").attr("approximate", int64_t(7)).in(x).out(DType::f32).run1(); },
-              "unknown approximate");
+  expectError(
+      [&] { OpRun("mm.gelu").attr("approximate", int64_t(7)).in(x).out(DType::f32).run1(); },
+      "unknown approximate");
   Tensor short4 = makeF32({4}, {1, 2, 3, 4});
-  expectError([&] { OpRun("mm.swiglu").in(x).in(short4).out(DType::f32).run1(); }, "same dtype and shape");
+  expectError([&] { OpRun("mm.swiglu").in(x).in(short4).out(DType::f32).run1(); },
+              "same dtype and shape");
 }
 
 TEST(Activation, Bf16SiluMatchesF32RoundedOnce) {

@@ -50,38 +50,77 @@ private:
 /// Writes `v` into element i of t (any dtype; floats rounded to nearest even).
 inline void setElement(Tensor &t, int64_t i, double v) {
   switch (t.dtype) {
-  case DType::f32: t.as<float>()[i] = static_cast<float>(v); break;
-  case DType::f64: t.as<double>()[i] = v; break;
-  case DType::f16: t.as<uint16_t>()[i] = floatToHalfBits(static_cast<float>(v)); break;
-  case DType::bf16: t.as<uint16_t>()[i] = floatToBf16Bits(static_cast<float>(v)); break;
-  case DType::i8: t.as<int8_t>()[i] = static_cast<int8_t>(v); break;
-  case DType::i16: t.as<int16_t>()[i] = static_cast<int16_t>(v); break;
-  case DType::i32: t.as<int32_t>()[i] = static_cast<int32_t>(v); break;
-  case DType::i64: t.as<int64_t>()[i] = static_cast<int64_t>(v); break;
-  case DType::u8: t.as<uint8_t>()[i] = static_cast<uint8_t>(v); break;
-  case DType::u16: t.as<uint16_t>()[i] = static_cast<uint16_t>(v); break;
-  case DType::u32: t.as<uint32_t>()[i] = static_cast<uint32_t>(v); break;
-  case DType::u64: t.as<uint64_t>()[i] = static_cast<uint64_t>(v); break;
-  case DType::boolean: t.as<uint8_t>()[i] = v != 0; break;
+  case DType::f32:
+    t.as<float>()[i] = static_cast<float>(v);
+    break;
+  case DType::f64:
+    t.as<double>()[i] = v;
+    break;
+  case DType::f16:
+    t.as<uint16_t>()[i] = floatToHalfBits(static_cast<float>(v));
+    break;
+  case DType::bf16:
+    t.as<uint16_t>()[i] = floatToBf16Bits(static_cast<float>(v));
+    break;
+  case DType::i8:
+    t.as<int8_t>()[i] = static_cast<int8_t>(v);
+    break;
+  case DType::i16:
+    t.as<int16_t>()[i] = static_cast<int16_t>(v);
+    break;
+  case DType::i32:
+    t.as<int32_t>()[i] = static_cast<int32_t>(v);
+    break;
+  case DType::i64:
+    t.as<int64_t>()[i] = static_cast<int64_t>(v);
+    break;
+  case DType::u8:
+    t.as<uint8_t>()[i] = static_cast<uint8_t>(v);
+    break;
+  case DType::u16:
+    t.as<uint16_t>()[i] = static_cast<uint16_t>(v);
+    break;
+  case DType::u32:
+    t.as<uint32_t>()[i] = static_cast<uint32_t>(v);
+    break;
+  case DType::u64:
+    t.as<uint64_t>()[i] = static_cast<uint64_t>(v);
+    break;
+  case DType::boolean:
+    t.as<uint8_t>()[i] = v != 0;
+    break;
   }
 }
 
 /// Element i of t as double.
 inline double getElement(const Tensor &t, int64_t i) {
   switch (t.dtype) {
-  case DType::f32: return t.as<float>()[i];
-  case DType::f64: return t.as<double>()[i];
-  case DType::f16: return halfBitsToFloat(t.as<uint16_t>()[i]);
-  case DType::bf16: return bf16BitsToFloat(t.as<uint16_t>()[i]);
-  case DType::i8: return t.as<int8_t>()[i];
-  case DType::i16: return t.as<int16_t>()[i];
-  case DType::i32: return t.as<int32_t>()[i];
-  case DType::i64: return static_cast<double>(t.as<int64_t>()[i]);
-  case DType::u8: return t.as<uint8_t>()[i];
-  case DType::u16: return t.as<uint16_t>()[i];
-  case DType::u32: return t.as<uint32_t>()[i];
-  case DType::u64: return static_cast<double>(t.as<uint64_t>()[i]);
-  case DType::boolean: return t.as<uint8_t>()[i] != 0;
+  case DType::f32:
+    return t.as<float>()[i];
+  case DType::f64:
+    return t.as<double>()[i];
+  case DType::f16:
+    return halfBitsToFloat(t.as<uint16_t>()[i]);
+  case DType::bf16:
+    return bf16BitsToFloat(t.as<uint16_t>()[i]);
+  case DType::i8:
+    return t.as<int8_t>()[i];
+  case DType::i16:
+    return t.as<int16_t>()[i];
+  case DType::i32:
+    return t.as<int32_t>()[i];
+  case DType::i64:
+    return static_cast<double>(t.as<int64_t>()[i]);
+  case DType::u8:
+    return t.as<uint8_t>()[i];
+  case DType::u16:
+    return t.as<uint16_t>()[i];
+  case DType::u32:
+    return t.as<uint32_t>()[i];
+  case DType::u64:
+    return static_cast<double>(t.as<uint64_t>()[i]);
+  case DType::boolean:
+    return t.as<uint8_t>()[i] != 0;
   }
   return 0;
 }
@@ -130,7 +169,8 @@ inline std::vector<double> randomValues(int64_t n, double lo = -1.0, double hi =
 }
 
 /// Random tensor; values rounded to the dtype so references see exactly the kernel's input.
-inline Tensor randomTensor(DType dtype, Shape shape, unsigned seed, double lo = -1.0, double hi = 1.0) {
+inline Tensor randomTensor(DType dtype, Shape shape, unsigned seed, double lo = -1.0,
+                           double hi = 1.0) {
   return makeTensor(dtype, shape, randomValues(numElements(shape), lo, hi, seed));
 }
 

@@ -63,15 +63,15 @@ TEST(MatMul, BroadcastsBatchesLikeNumpy) {
     Shape a, b;
   };
   std::vector<Case> cases = {
-      {{3, 4}, {4, 5}},          // plain 2-D
-      {{2, 3, 4}, {4, 5}},       // batched lhs, shared rhs (folded into one GEMM)
-      {{4}, {4, 5}},             // vector lhs
-      {{2, 3, 4}, {4}},          // vector rhs
-      {{4}, {4}},                // dot product -> scalar
-      {{2, 1, 3, 4}, {5, 4, 2}}, // both batches broadcast
-      {{1, 3, 4}, {6, 4, 5}},    // lhs batch broadcast against rhs
-      {{2, 3, 0}, {0, 5}},       // K = 0: zeros
-      {{0, 4}, {4, 5}},          // M = 0
+      {{3, 4}, {4, 5}},             // plain 2-D
+      {{2, 3, 4}, {4, 5}},          // batched lhs, shared rhs (folded into one GEMM)
+      {{4}, {4, 5}},                // vector lhs
+      {{2, 3, 4}, {4}},             // vector rhs
+      {{4}, {4}},                   // dot product -> scalar
+      {{2, 1, 3, 4}, {5, 4, 2}},    // both batches broadcast
+      {{1, 3, 4}, {6, 4, 5}},       // lhs batch broadcast against rhs
+      {{2, 3, 0}, {0, 5}},          // K = 0: zeros
+      {{0, 4}, {4, 5}},             // M = 0
       {{2, 64, 300}, {2, 300, 70}}, // large enough for OpenBLAS's own blocking
   };
   unsigned seed = 1;
@@ -80,17 +80,20 @@ TEST(MatMul, BroadcastsBatchesLikeNumpy) {
     Shape outShape;
     std::vector<double> want = naiveMatMul(c.a, toDoubles(a), c.b, toDoubles(b), outShape);
     Tensor y = OpRun("mm.matmul").in(a).in(b).out(DType::f32).run1();
-    expectClose(y, outShape, want, kGemmRtol, kGemmAtol, shapeString(c.a) + " x " + shapeString(c.b));
-    Tensor ad = makeTensor(DType::f64, c.a, toDoubles(a)), bd = makeTensor(DType::f64, c.b, toDoubles(b));
+    expectClose(y, outShape, want, kGemmRtol, kGemmAtol,
+                shapeString(c.a) + " x " + shapeString(c.b));
+    Tensor ad = makeTensor(DType::f64, c.a, toDoubles(a)),
+           bd = makeTensor(DType::f64, c.b, toDoubles(b));
     // f64: only the summation order differs from the reference.
-    expectClose(OpRun("mm.matmul").in(ad).in(bd).out(DType::f64).run1(), outShape, want, 1e-12, 1e-12,
-                "f64 " + shapeString(c.a));
+    expectClose(OpRun("mm.matmul").in(ad).in(bd).out(DType::f64).run1(), outShape, want, 1e-12,
+                1e-12, "f64 " + shapeString(c.a));
   }
 }
 
 TEST(MatMul, HandComputed) {
   Tensor a = makeF32({2, 2}, {1, 2, 3, 4}), b = makeF32({2, 2}, {5, 6, 7, 8});
-  expectExact(OpRun("mm.matmul").in(a).in(b).out(DType::f32).run1(), DType::f32, {2, 2}, {19, 22, 43, 50});
+  expectExact(OpRun("mm.matmul").in(a).in(b).out(DType::f32).run1(), DType::f32, {2, 2},
+              {19, 22, 43, 50});
 }
 
 TEST(MatMul, IntegersAndHalf) {
@@ -140,26 +143,35 @@ TEST(MatMul, HalfWeightsStagedInBlocks) {
 
 TEST(MatMul, Errors) {
   Tensor a = makeF32({2, 3}, randomValues(6)), b = makeF32({4, 2}, randomValues(8));
-  expectError([&] { OpRun("mm.matmul").in(a).in(b).out(DType::f32).run1(); }, "contraction dims differ");
+  expectError([&] { OpRun("mm.matmul").in(a).in(b).out(DType::f32).run1(); },
+              "contraction dims differ");
   Tensor c = makeF32({2, 3, 4}, randomValues(24)), d = makeF32({3, 4, 5}, randomValues(60));
   expectError([&] { OpRun("mm.matmul").in(c).in(d).out(DType::f32).run1(); }, "not broadcastable");
   Tensor bo = makeTensor(DType::boolean, {2, 2}, {1, 0, 0, 1});
-  expectError([&] { OpRun("mm.matmul").in(bo).in(bo).out(DType::boolean).run1(); }, "unsupported input dtype bool");
+  expectError([&] { OpRun("mm.matmul").in(bo).in(bo).out(DType::boolean).run1(); },
+              "unsupported input dtype bool");
 }
 
 double activate(int64_t act, double x) {
   switch (act) {
-  case 1: return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
-  case 2: return 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
-  case 3: return x / (1 + std::exp(-1.702 * x));
-  case 4: return x / (1 + std::exp(-x));
-  case 5: return x > 0 ? x : 0;
-  default: return x;
+  case 1:
+    return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
+  case 2:
+    return 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+  case 3:
+    return x / (1 + std::exp(-1.702 * x));
+  case 4:
+    return x / (1 + std::exp(-x));
+  case 5:
+    return x > 0 ? x : 0;
+  default:
+    return x;
   }
 }
 
 TEST(Linear, BiasAndEveryActivation) {
-  Tensor x = randomTensor(DType::f32, {2, 3, 40}, 21, -2, 2), w = randomTensor(DType::f32, {40, 24}, 22);
+  Tensor x = randomTensor(DType::f32, {2, 3, 40}, 21, -2, 2),
+         w = randomTensor(DType::f32, {40, 24}, 22);
   Tensor bias = randomTensor(DType::f32, {24}, 23);
   Shape s;
   std::vector<double> xw = naiveMatMul({2, 3, 40}, toDoubles(x), {40, 24}, toDoubles(w), s);
@@ -180,20 +192,23 @@ TEST(Linear, BiasAndEveryActivation) {
 TEST(Linear, EdgeShapesAndErrors) {
   // K = 0: the product is zero, so the result is activation(bias).
   Tensor x = makeF32({3, 0}, {}), w = makeF32({0, 2}, {}), b = makeF32({2}, {-1, 2});
-  expectExact(OpRun("mm.linear").in(x).in(w).in(b).attr("activation", int64_t(5)).out(DType::f32).run1(),
-              DType::f32, {3, 2}, {0, 2, 0, 2, 0, 2});
+  expectExact(
+      OpRun("mm.linear").in(x).in(w).in(b).attr("activation", int64_t(5)).out(DType::f32).run1(),
+      DType::f32, {3, 2}, {0, 2, 0, 2, 0, 2});
   Tensor v = makeF32({4}, {1, 2, 3, 4}), m = makeF32({4, 1}, {1, 1, 1, 1});
   expectExact(OpRun("mm.linear").in(v).in(m).out(DType::f32).run1(), DType::f32, {1}, {10});
   expectError([&] { OpRun("mm.linear").in(v).in(w).out(DType::f32).run1(); }, "do not match");
-  expectError([&] { OpRun("mm.linear").in(v).in(m).attr("activation", int64_t(9)).out(DType::f32).run1(); },
-              "unknown activation 9");
+  expectError(
+      [&] { OpRun("mm.linear").in(v).in(m).attr("activation", int64_t(9)).out(DType::f32).run1(); },
+      "unknown activation 9");
   Tensor xb = randomTensor(DType::bf16, {2, 16}, 3), wb = randomTensor(DType::bf16, {16, 8}, 4);
   Shape s;
   std::vector<double> want = naiveMatMul({2, 16}, toDoubles(xb), {16, 8}, toDoubles(wb), s);
   for (double &d : want)
     d = activate(4, d);
-  expectClose(OpRun("mm.linear").in(xb).in(wb).attr("activation", int64_t(4)).out(DType::bf16).run1(),
-              {2, 8}, want, 3.9e-3, 1e-6, "bf16 silu"); // one bf16 rounding
+  expectClose(
+      OpRun("mm.linear").in(xb).in(wb).attr("activation", int64_t(4)).out(DType::bf16).run1(),
+      {2, 8}, want, 3.9e-3, 1e-6, "bf16 silu"); // one bf16 rounding
 }
 
 /// Direct convolution from the ONNX definition.
@@ -215,10 +230,12 @@ std::vector<double> naiveConv(const Tensor &x, const Tensor &w, const Tensor *b,
           for (int64_t c = 0; c < cg; ++c)
             for (int64_t i = 0; i < kH; ++i)
               for (int64_t j = 0; j < kW; ++j) {
-                int64_t h = oh * st[0] - pads[0] + i * dil[0], ww = ow * st[1] - pads[1] + j * dil[1];
+                int64_t h = oh * st[0] - pads[0] + i * dil[0],
+                        ww = ow * st[1] - pads[1] + j * dil[1];
                 if (h < 0 || h >= H || ww < 0 || ww >= W)
                   continue;
-                acc += xv[((n * C + g * cg + c) * H + h) * W + ww] * wv[((m * cg + c) * kH + i) * kW + j];
+                acc += xv[((n * C + g * cg + c) * H + h) * W + ww] *
+                       wv[((m * cg + c) * kH + i) * kW + j];
               }
           out.push_back(acc);
         }
@@ -245,27 +262,41 @@ TEST(Conv, PadsStridesDilationsGroups) {
     Tensor x = randomTensor(DType::f32, c.x, seed++), w = randomTensor(DType::f32, c.w, seed++);
     Tensor b = randomTensor(DType::f32, {c.w[0]}, seed++);
     OpRun run("mm.conv");
-    run.in(x).in(w).attr("strides", c.strides).attr("pads", c.pads).attr("dilations", c.dil)
-        .attr("group", c.group).out(DType::f32);
+    run.in(x)
+        .in(w)
+        .attr("strides", c.strides)
+        .attr("pads", c.pads)
+        .attr("dilations", c.dil)
+        .attr("group", c.group)
+        .out(DType::f32);
     if (c.bias)
       run.in(b);
     Shape outShape;
-    std::vector<double> want = naiveConv(x, w, c.bias ? &b : nullptr, c.strides, c.pads, c.dil, c.group, outShape);
-    expectClose(run.run1(), outShape, want, kGemmRtol, kGemmAtol, shapeString(c.x) + " * " + shapeString(c.w));
+    std::vector<double> want =
+        naiveConv(x, w, c.bias ? &b : nullptr, c.strides, c.pads, c.dil, c.group, outShape);
+    expectClose(run.run1(), outShape, want, kGemmRtol, kGemmAtol,
+                shapeString(c.x) + " * " + shapeString(c.w));
   }
 }
 
 TEST(Conv, HandComputedAndErrors) {
   // 3x3 input of ones, 2x2 kernel of ones, pad 1 all round: corner sums 1, edges 2, inside 4.
-  Tensor x = makeF32({1, 1, 3, 3}, std::vector<double>(9, 1.0)), w = makeF32({1, 1, 2, 2}, {1, 1, 1, 1});
-  Tensor y = OpRun("mm.conv").in(x).in(w).attr("strides", std::vector<int64_t>{1, 1})
-                 .attr("pads", std::vector<int64_t>{1, 1, 1, 1}).attr("dilations", std::vector<int64_t>{1, 1})
-                 .out(DType::f32).run1();
+  Tensor x = makeF32({1, 1, 3, 3}, std::vector<double>(9, 1.0)),
+         w = makeF32({1, 1, 2, 2}, {1, 1, 1, 1});
+  Tensor y = OpRun("mm.conv")
+                 .in(x)
+                 .in(w)
+                 .attr("strides", std::vector<int64_t>{1, 1})
+                 .attr("pads", std::vector<int64_t>{1, 1, 1, 1})
+                 .attr("dilations", std::vector<int64_t>{1, 1})
+                 .out(DType::f32)
+                 .run1();
   expectExact(y, DType::f32, {1, 1, 4, 4}, {1, 2, 2, 1, 2, 4, 4, 2, 2, 4, 4, 2, 1, 2, 2, 1});
   Tensor w3 = makeF32({1, 2, 2, 2}, std::vector<double>(8, 1.0));
   expectError([&] { OpRun("mm.conv").in(x).in(w3).out(DType::f32).run1(); }, "inconsistent");
   Tensor big = makeF32({1, 1, 5, 5}, std::vector<double>(25, 1.0));
-  expectError([&] { OpRun("mm.conv").in(x).in(big).out(DType::f32).run1(); }, "larger than the padded input");
+  expectError([&] { OpRun("mm.conv").in(x).in(big).out(DType::f32).run1(); },
+              "larger than the padded input");
 }
 
 } // namespace

@@ -15,8 +15,9 @@ const double kInf = std::numeric_limits<double>::infinity();
 enum class Kind { sum, mean, max };
 
 /// Naive reduction: visit every input element, add it to its output slot.
-std::vector<double> naiveReduce(const Shape &in, const std::vector<double> &v, std::vector<int64_t> axes,
-                                bool keepdims, Kind kind, Shape &outShape) {
+std::vector<double> naiveReduce(const Shape &in, const std::vector<double> &v,
+                                std::vector<int64_t> axes, bool keepdims, Kind kind,
+                                Shape &outShape) {
   int64_t r = static_cast<int64_t>(in.size());
   std::vector<bool> red(in.size(), axes.empty());
   for (int64_t a : axes)
@@ -70,8 +71,14 @@ TEST(Reduce, AxesKeepdimsAgainstNaiveLoop) {
     Tensor x = randomTensor(DType::f32, c.in, seed++);
     for (auto [name, kind] : ops) {
       Shape outShape;
-      std::vector<double> want = naiveReduce(c.in, toDoubles(x), c.axes, c.keepdims, kind, outShape);
-      Tensor y = OpRun(name).in(x).attr("axes", c.axes).attr("keepdims", int64_t(c.keepdims)).out(DType::f32).run1();
+      std::vector<double> want =
+          naiveReduce(c.in, toDoubles(x), c.axes, c.keepdims, kind, outShape);
+      Tensor y = OpRun(name)
+                     .in(x)
+                     .attr("axes", c.axes)
+                     .attr("keepdims", int64_t(c.keepdims))
+                     .out(DType::f32)
+                     .run1();
       // f64 accumulation rounded once to f32: 2^-24 relative (plus tiny sums near 0).
       expectClose(y, outShape, want, 6e-8, 1e-7, std::string(name) + " " + shapeString(c.in));
     }
@@ -102,7 +109,8 @@ TEST(Reduce, HalfMeanAccumulatesWide) {
   // 4096 f16 values of 0.1 (0.0999755859375 in f16): an f16 running sum would stall at
   // 256; accumulating in f64 gives the exact mean.
   Tensor x = makeTensor(DType::f16, {4096}, std::vector<double>(4096, 0.1));
-  Tensor y = OpRun("mm.reduce_mean").in(x).attr("axes", std::vector<int64_t>{0}).out(DType::f16).run1();
+  Tensor y =
+      OpRun("mm.reduce_mean").in(x).attr("axes", std::vector<int64_t>{0}).out(DType::f16).run1();
   EXPECT_EQ(getElement(y, 0), 0.0999755859375);
 }
 
@@ -140,16 +148,22 @@ TEST(Softmax, AnyAxisAgainstNaive) {
               {0.09003057317038046, 0.24472847105479764, 0.6652409557748219}, 1e-6, 0);
   Tensor h = makeTensor(DType::f16, {2, 3}, {1, 2, 3, -1, 0, 1});
   expectClose(OpRun("mm.softmax").in(h).out(DType::f16).run1(), {2, 3},
-              {0.09003057317038046, 0.24472847105479764, 0.6652409557748219,
-               0.09003057317038046, 0.24472847105479764, 0.6652409557748219}, 4.9e-4, 0); // one f16 rounding
+              {0.09003057317038046, 0.24472847105479764, 0.6652409557748219, 0.09003057317038046,
+               0.24472847105479764, 0.6652409557748219},
+              4.9e-4, 0); // one f16 rounding
 }
 
 TEST(CumSum, ExclusiveReverseAxes) {
   // numpy: np.cumsum([[1,2,3],[4,5,6]], axis=...) and the ONNX CumSum examples.
   Tensor x = makeF32({2, 3}, {1, 2, 3, 4, 5, 6});
   auto run = [&](const Tensor &t, int64_t axis, bool excl, bool rev) {
-    return OpRun("mm.cumsum").in(t).attr("axis", axis).attr("exclusive", int64_t(excl))
-        .attr("reverse", int64_t(rev)).out(t.dtype).run1();
+    return OpRun("mm.cumsum")
+        .in(t)
+        .attr("axis", axis)
+        .attr("exclusive", int64_t(excl))
+        .attr("reverse", int64_t(rev))
+        .out(t.dtype)
+        .run1();
   };
   expectExact(run(x, 1, false, false), DType::f32, {2, 3}, {1, 3, 6, 4, 9, 15});
   expectExact(run(x, 0, false, false), DType::f32, {2, 3}, {1, 2, 3, 5, 7, 9});

@@ -51,10 +51,13 @@ TEST(Registry, EveryDialectOpHasAKernel) {
 
 TEST(Registry, MissingInputsAndAttributesAreErrors) {
   Tensor x = makeF32({2}, {1, 2});
-  expectError([&] { OpRun("mm.add").in(x).out(DType::f32).run1(); }, "mm.add: expects 2 inputs, got 1");
-  expectError([&] { OpRun("mm.transpose").in(x).out(DType::f32).run1(); }, "missing attribute 'perm'");
-  expectError([&] { OpRun("mm.softmax").in(x).attr("axis", std::string("last")).out(DType::f32).run1(); },
-              "attribute 'axis' is not an integer");
+  expectError([&] { OpRun("mm.add").in(x).out(DType::f32).run1(); },
+              "mm.add: expects 2 inputs, got 1");
+  expectError([&] { OpRun("mm.transpose").in(x).out(DType::f32).run1(); },
+              "missing attribute 'perm'");
+  expectError(
+      [&] { OpRun("mm.softmax").in(x).attr("axis", std::string("last")).out(DType::f32).run1(); },
+      "attribute 'axis' is not an integer");
 }
 
 TEST(Parallel, CoversTheRangeOnceAndPropagatesErrors) {
@@ -78,11 +81,14 @@ TEST(Parallel, CoversTheRangeOnceAndPropagatesErrors) {
   });
   EXPECT_EQ(total.load(), 6400);
   // An exception in any chunk reaches the caller after the others finish; the pool stays usable.
-  expectError([] { parallelFor(1000, 1, [](int64_t b, int64_t e) {
-                    if (e > 500) // the chunk holding index 500 (the only one with 1 thread)
-                      fail("chunk at ", b);
-                  }); },
-              "chunk at");
+  expectError(
+      [] {
+        parallelFor(1000, 1, [](int64_t b, int64_t e) {
+          if (e > 500) // the chunk holding index 500 (the only one with 1 thread)
+            fail("chunk at ", b);
+        });
+      },
+      "chunk at");
   std::atomic<int64_t> after{0};
   parallelFor(1000, 1, [&](int64_t b, int64_t e) { after += e - b; });
   EXPECT_EQ(after.load(), 1000);

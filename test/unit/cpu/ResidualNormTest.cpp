@@ -15,11 +15,24 @@ TEST(AddRmsNorm, EqualsAddThenNorm) {
   for (DType t : {DType::f32, DType::bf16, DType::f16}) {
     Tensor a = randomTensor(t, {2, 5, 48}, 1, -3, 3), b = randomTensor(t, {2, 5, 48}, 2, -3, 3);
     Tensor g = randomTensor(DType::f32, {48}, 3);
-    std::vector<Tensor> fused = OpRun("mm.add_rms_norm").in(a).in(b).in(g).attr("epsilon", 1e-6)
-                                    .attr("scale_offset", 1.0).out(t).out(t).run();
+    std::vector<Tensor> fused = OpRun("mm.add_rms_norm")
+                                    .in(a)
+                                    .in(b)
+                                    .in(g)
+                                    .attr("epsilon", 1e-6)
+                                    .attr("scale_offset", 1.0)
+                                    .out(t)
+                                    .out(t)
+                                    .run();
     ASSERT_EQ(fused.size(), 2u);
     Tensor sum = OpRun("mm.add").in(a).in(b).out(t).run1();
-    Tensor norm = OpRun("mm.rms_norm").in(sum).in(g).attr("epsilon", 1e-6).attr("scale_offset", 1.0).out(t).run1();
+    Tensor norm = OpRun("mm.rms_norm")
+                      .in(sum)
+                      .in(g)
+                      .attr("epsilon", 1e-6)
+                      .attr("scale_offset", 1.0)
+                      .out(t)
+                      .run1();
     // Same arithmetic in the same order: bit-identical.
     expectExact(fused[1], t, sum.shape, toDoubles(sum), "sum " + std::string(dtypeName(t)));
     expectExact(fused[0], t, norm.shape, toDoubles(norm), "norm " + std::string(dtypeName(t)));
@@ -42,10 +55,13 @@ TEST(AddLayerNorm, EqualsAddThenNorm) {
     std::vector<Tensor> fused = fusedRun.run();
     Tensor norm = normRun.run1();
     expectExact(fused[1], DType::f32, sum.shape, toDoubles(sum), "sum");
-    expectExact(fused[0], DType::f32, norm.shape, toDoubles(norm), withBias ? "with bias" : "no bias");
+    expectExact(fused[0], DType::f32, norm.shape, toDoubles(norm),
+                withBias ? "with bias" : "no bias");
   }
   Tensor c = randomTensor(DType::f32, {3, 4, 8}, 8);
-  expectError([&] { OpRun("mm.add_layer_norm").in(a).in(c).in(g).out(DType::f32).out(DType::f32).run(); }, "differ");
+  expectError(
+      [&] { OpRun("mm.add_layer_norm").in(a).in(c).in(g).out(DType::f32).out(DType::f32).run(); },
+      "differ");
 }
 
 } // namespace
