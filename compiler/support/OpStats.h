@@ -33,6 +33,14 @@ std::vector<FunctionOpCounts> countOpsPerFunction(mlir::ModuleOp module);
 /// sorted by op name.
 void printOpCounts(llvm::raw_ostream &os, const std::vector<FunctionOpCounts> &stats);
 
+/// Prints op counts before and after a transformation side by side: per function
+/// "function @name: N ops <beforeLabel>, M <afterLabel>", a header line, then one
+/// "  <before>  <after>  <op name>" line per op present in either, sorted by op name.
+/// Functions are matched by name; one missing on a side counts as 0 ops there.
+void printOpCountChanges(llvm::raw_ostream &os, const std::vector<FunctionOpCounts> &before,
+                         const std::vector<FunctionOpCounts> &after, llvm::StringRef beforeLabel,
+                         llvm::StringRef afterLabel);
+
 } // namespace mm
 
 #endif // MM_COMPILER_SUPPORT_OPSTATS_H

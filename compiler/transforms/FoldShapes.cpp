@@ -444,7 +444,28 @@ private:
         return;
       }
     if (auto concat = dyn_cast<ConcatOp>(op))
-      mergeConcatInputs(concat);
+      return mergeConcatInputs(concat);
+    // unsqueeze(squeeze(x)) and squeeze(unsqueeze(x)) on the same axes are x.
+    auto sameAxes = [](ArrayRef<int64_t> a, ArrayRef<int64_t> b, int64_t rank) {
+      auto norm = [&](ArrayRef<int64_t> axes) {
+        SmallVector<int64_t> n;
+        for (int64_t x : axes)
+          n.push_back(x < 0 ? x + rank : x);
+        llvm::sort(n);
+        return n;
+      };
+      return norm(a) == norm(b);
+    };
+    if (auto u = dyn_cast<UnsqueezeOp>(op))
+      if (auto sq = u.getInput().getDefiningOp<SqueezeOp>();
+          sq && sq.getInput().getType() == u.getType() &&
+          sameAxes(u.getAxes(), sq.getAxes(), u.getType().getRank()))
+        return replace(u.getResult(), sq.getInput());
+    if (auto sq = dyn_cast<SqueezeOp>(op))
+      if (auto u = sq.getInput().getDefiningOp<UnsqueezeOp>();
+          u && u.getInput().getType() == sq.getType() &&
+          sameAxes(u.getAxes(), sq.getAxes(), u.getType().getRank()))
+        return replace(sq.getResult(), u.getInput());
   }
 
   /// reshape(transpose(reshape(x))) where the first reshape only merges runs of x's

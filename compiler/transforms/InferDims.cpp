@@ -387,13 +387,26 @@ private:
                                << " elements)";
       return one(out);
     }
-    if (!den->second.empty() || den->first == 0)
+    // A quotient that is not a product of known sizes: one symbol per (numerator,
+    // denominator), so identical reshapes infer the same size.
+    auto quotient = [&] {
+      DimExprs key = num->second;
+      key.push_back(DimExpr::constant(num->first));
+      key.push_back(DimExpr::constant(-1)); // separator
+      llvm::append_range(key, den->second);
+      key.push_back(DimExpr::constant(den->first));
+      return derived("div", key);
+    };
+    if (!den->second.empty() || den->first == 0) {
+      out[*inferAt] = quotient();
       return one(out);
+    }
     if (num->first % den->first != 0) {
       if (num->second.empty())
         return o.emitOpError() << "cannot reshape " << formatShape(in) << " (" << num->first
                                << " elements) to " << formatShape(*shape)
                                << ": the -1 entry would not be an integer";
+      out[*inferAt] = quotient();
       return one(out);
     }
     DimExprs f = num->second;

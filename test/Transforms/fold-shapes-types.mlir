@@ -176,3 +176,21 @@ func.func @compose(%x: tensor<2x3x4xf32>, %n: tensor<1xi64>) -> (tensor<3x4x2xf3
   %outer = mm.concat %inner, %c23 {axis = 0 : i64} : tensor<2xi64>, tensor<2xi64> -> tensor<4xi64>
   return %b, %outer : tensor<3x4x2xf32>, tensor<4xi64>
 }
+
+// -----
+
+// unsqueeze(squeeze(x)) and squeeze(unsqueeze(x)) on the same axes are x; on other axes
+// (near miss) they stay.
+// CHECK-LABEL: func.func @squeeze_pairs
+// CHECK-NEXT: %[[U:.*]] = mm.unsqueeze %arg2 {axes = array<i64: 0>} : tensor<1x4x1xf32> -> tensor<1x1x4x1xf32>
+// CHECK-NEXT: %[[S:.*]] = mm.squeeze %[[U]] {axes = array<i64: 3>} : tensor<1x1x4x1xf32> -> tensor<1x1x4xf32>
+// CHECK-NEXT: return %arg0, %arg1, %[[S]]
+func.func @squeeze_pairs(%d: tensor<1xi64>, %x: tensor<4xf32>, %y: tensor<1x4x1xf32>) -> (tensor<1xi64>, tensor<4xf32>, tensor<1x1x4xf32>) {
+  %s = mm.squeeze %d {axes = array<i64: 0>} : tensor<1xi64> -> tensor<i64>
+  %u = mm.unsqueeze %s {axes = array<i64: -1>} : tensor<i64> -> tensor<1xi64>
+  %a = mm.unsqueeze %x {axes = array<i64: 0>} : tensor<4xf32> -> tensor<1x4xf32>
+  %b = mm.squeeze %a {axes = array<i64: 0>} : tensor<1x4xf32> -> tensor<4xf32>
+  %c = mm.unsqueeze %y {axes = array<i64: 0>} : tensor<1x4x1xf32> -> tensor<1x1x4x1xf32>
+  %e = mm.squeeze %c {axes = array<i64: 3>} : tensor<1x1x4x1xf32> -> tensor<1x1x4xf32>
+  return %u, %b, %e : tensor<1xi64>, tensor<4xf32>, tensor<1x1x4xf32>
+}

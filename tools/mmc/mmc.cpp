@@ -1,17 +1,20 @@
 //===- mmc.cpp - the mmc compiler driver -----------------------------------===//
 //
-//   mmc import  <model.onnx | folder> [-o out.mlir]     ONNX -> `mm` dialect
+//   mmc import  <model.onnx | folder> [-o out.mlir] [--no-fold] [--stats]   ONNX -> `mm`
 //   mmc compile <model | file.mlir> -o plan.fb [--target cpu|cuda] [--dtype f32|f16|bf16]
 //               [--config config.json] [--stats] [--no-fusion]
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/import/onnx/OnnxImporter.h"
 #include "compiler/support/OpStats.h"
+#include "compiler/transforms/Passes.h"
 #include "tools/mmc/Compile.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
@@ -34,6 +37,9 @@ static cl::opt<bool> importStats("stats", cl::sub(importCmd),
                                  cl::desc("Print op counts per function to stderr"));
 static cl::opt<bool> importDebugInfo("mlir-print-debuginfo", cl::sub(importCmd),
                                      cl::desc("Print op locations (file and ONNX node)"));
+static cl::opt<bool> importNoFold("no-fold", cl::sub(importCmd),
+                                  cl::desc("Print the graphs as imported, without running "
+                                           "-mm-fold-shapes on them"));
 
 static cl::opt<std::string> compileInput(cl::Positional, cl::Required, cl::sub(compileCmd),
                                          cl::desc("<model.onnx | folder | file.mlir>"));
@@ -52,8 +58,10 @@ static cl::opt<bool> compileStats("stats", cl::sub(compileCmd),
 static cl::opt<bool> compileNoFusion("no-fusion", cl::sub(compileCmd),
                                      cl::desc("Do not run the fusion passes"));
 
-/// `mmc import`: ONNX file or folder -> mm dialect, printed to stdout or written to -o
-/// atomically (a temporary file renamed into place; nothing is written on failure).
+/// `mmc import`: ONNX file or folder -> mm dialect, shape-folded (-mm-fold-shapes) unless
+/// --no-fold, printed to stdout or written to -o atomically (a temporary file renamed into
+/// place; nothing is written on failure). --stats prints op counts per function to stderr,
+/// as imported and after folding.
 static int runImport() {
   mlir::MLIRContext ctx;
   llvm::SourceMgr sourceMgr;
@@ -61,8 +69,20 @@ static int runImport() {
   auto module = mm::importOnnx(importInput, ctx);
   if (mlir::failed(module))
     return 1;
+  std::vector<mm::FunctionOpCounts> imported;
   if (importStats)
-    mm::printOpCounts(llvm::errs(), mm::countOpsPerFunction(**module));
+    imported = mm::countOpsPerFunction(**module);
+  if (!importNoFold) {
+    mlir::PassManager pm(&ctx);
+    pm.addNestedPass<mlir::func::FuncOp>(mm::createFoldShapes());
+    if (mlir::failed(pm.run(**module)))
+      return 1;
+  }
+  if (importStats && importNoFold)
+    mm::printOpCounts(llvm::errs(), imported);
+  else if (importStats)
+    mm::printOpCountChanges(llvm::errs(), imported, mm::countOpsPerFunction(**module),
+                            "imported", "folded");
   mlir::OpPrintingFlags flags;
   if (importDebugInfo)
     flags.enableDebugInfo();
