@@ -18,13 +18,20 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
 
 namespace {
 
-constexpr int kVariantsPerGraph = 48; // half truncated, half bit-flipped
+/// Variants per graph, half truncated and half bit-flipped: 48, or MM_FUZZ_VARIANTS from
+/// the environment for longer local campaigns.
+int variantsPerGraph() {
+  const char *env = std::getenv("MM_FUZZ_VARIANTS");
+  int n = env ? std::atoi(env) : 0;
+  return n > 0 ? n : 48;
+}
 
 /// The .onnx graphs under <shared>/models/*/onnx/.
 std::vector<std::string> sharedGraphs() {
@@ -69,6 +76,7 @@ TEST(OnnxImportFuzz, TruncatedAndBitFlippedSharedModels) {
   llvm::sys::path::append(mutated, "model.onnx");
 
   std::mt19937_64 rng(20240611);
+  const int variants = variantsPerGraph();
   int imported = 0, rejected = 0;
   for (const std::string &graph : graphs) {
     std::string error;
@@ -76,7 +84,7 @@ TEST(OnnxImportFuzz, TruncatedAndBitFlippedSharedModels) {
     auto buffer = llvm::MemoryBuffer::getFile(graph);
     ASSERT_TRUE(bool(buffer)) << graph;
     std::string original = (*buffer)->getBuffer().str();
-    for (int i = 0; i < kVariantsPerGraph; ++i) {
+    for (int i = 0; i < variants; ++i) {
       std::string bytes = original;
       if (i % 2 == 0) {
         bytes.resize(std::uniform_int_distribution<size_t>(0, bytes.size() - 1)(rng));
@@ -100,9 +108,9 @@ TEST(OnnxImportFuzz, TruncatedAndBitFlippedSharedModels) {
     }
   }
   llvm::sys::fs::remove_directories(dir);
-  EXPECT_EQ(imported + rejected, kVariantsPerGraph * static_cast<int>(graphs.size()));
+  EXPECT_EQ(imported + rejected, variants * static_cast<int>(graphs.size()));
   std::printf("fuzzed %zu graphs x %d variants: %d imported, %d rejected with an error\n",
-              graphs.size(), kVariantsPerGraph, imported, rejected);
+              graphs.size(), variants, imported, rejected);
 }
 
 } // namespace
