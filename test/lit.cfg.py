@@ -20,6 +20,10 @@ llvm_config.add_tool_substitutions(["mmc-opt", "mmc", "mmrun"], [config.mm_tools
 shared = os.path.normpath(os.path.join(config.mm_src_root, "..", "shared"))
 config.substitutions.append(("%shared", shared))
 config.substitutions.append(("%models", os.path.join(config.mm_src_root, "models")))
+# Debian's python3 has the onnx and numpy packages tests use. use_default_substitutions()
+# already maps %python to the interpreter running lit (e.g. a pyenv one without them), and
+# the first matching substitution wins: replace it.
+config.substitutions = [s for s in config.substitutions if s[0] != "%python"]
 config.substitutions.append(("%python", "/usr/bin/python3"))
 if os.path.isdir(os.path.join(shared, "models")):
     config.available_features.add("shared")
