@@ -225,7 +225,11 @@ LogicalResult GraphImporter::importGraph() {
   for (const auto &imp : model_.model.opset_import())
     if (isDefaultDomain(imp.domain()))
       defaultOpset_ = imp.version();
-  if (defaultOpset_ < 1)
+  // Without an ai.onnx opset only other domains' nodes can be present: those are reported
+  // as unsupported ops below, naming their domain.
+  if (defaultOpset_ < 1 && llvm::any_of(model_.model.graph().node(), [](const onnx::NodeProto &n) {
+        return isDefaultDomain(n.domain());
+      }))
     return emitError(fileLoc()) << "'" << model_.path << "' imports no ai.onnx opset";
   if (failed(readDeclaredTypes()) || failed(createFunction()) || failed(importInitializers()))
     return failure();

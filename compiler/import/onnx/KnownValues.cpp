@@ -117,7 +117,9 @@ void KnownValues::set(Value v, KnownInts k) {
   auto t = cast<RankedTensorType>(v.getType());
   if (static_cast<int64_t>(k.size()) != t.getNumElements())
     return;
-  if (llvm::none_of(k, [](const KnownInt &e) { return e.known || e.nonNegative; }))
+  // Nothing worth recording, unless the tensor is empty (then it is fully known: e.g. an
+  // empty `axes` input).
+  if (!k.empty() && llvm::none_of(k, [](const KnownInt &e) { return e.known || e.nonNegative; }))
     return;
   known_[v] = std::move(k);
 }

@@ -4,8 +4,9 @@
 // reduce_sum over labels only one side uses, transposes to [batch, free, contracted] and
 // [batch, contracted, free], reshapes merging each group into one dim, one batched
 // mm.matmul, a reshape splitting the groups again and a transpose to the output order.
-// `...` becomes one label per broadcast dim. Diagonals (a label twice in one operand) and
-// three or more operands are unsupported.
+// `...` becomes one label per broadcast dim. A label repeated within one operand takes
+// that operand's diagonal first (transpose, reshape, strided slice). Three or more
+// operands are unsupported.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/import/onnx/OpBuilders.h"
@@ -52,9 +53,6 @@ FailureOr<std::pair<SmallVector<Labels>, Labels>> parseEquation(NodeContext &c, 
         digits.push_back(static_cast<char>('0' + 9 - ell + 1 + i)); // right-aligned
       l = term.substr(0, dots).str() + digits + term.substr(dots + 3).str();
     }
-    for (char ch : l)
-      if (llvm::count(l, ch) > 1)
-        return c.unsupported("Einsum with a repeated label in one operand ('" + term + "')");
     ops.push_back(l);
   }
   if (maxEll > 9)
@@ -68,11 +66,13 @@ FailureOr<std::pair<SmallVector<Labels>, Labels>> parseEquation(NodeContext &c, 
     out = dots == StringRef::npos ? rhs.str()
                                   : rhs.substr(0, dots).str() + allEll + rhs.substr(dots + 3).str();
   } else {
+    // Implicit output: the letters that occur exactly once in the whole equation.
     std::string once;
     for (const Labels &l : ops)
       for (char ch : l)
-        if (!isdigit(ch) && llvm::count_if(ops, [&](const Labels &o) { return o.find(ch) != Labels::npos; }) == 1 &&
-            once.find(ch) == Labels::npos)
+        if (!isdigit(ch) &&
+            llvm::count_if(ops, [&](const Labels &o) { return llvm::count(o, ch) > 0; }) == 1 &&
+            llvm::count(l, ch) == 1)
           once.push_back(ch);
     llvm::sort(once);
     out = allEll + once;
@@ -84,6 +84,44 @@ FailureOr<std::pair<SmallVector<Labels>, Labels>> parseEquation(NodeContext &c, 
       return c.error() << "output label '" << ch << "' is in no operand";
   }
   return std::make_pair(ops, out);
+}
+
+/// Takes the diagonal of `v` (labelled `l`) over every label that occurs twice or more in
+/// `l`, leaving each label once (at the end, for the repeated ones): the two dims move
+/// last, merge into one of n*n elements, and a slice with step n + 1 keeps x[.., i, i].
+FailureOr<Value> takeDiagonals(NodeContext &c, Value v, Labels &l) {
+  for (size_t p = 0; p < l.size(); ++p) {
+    size_t q = l.find(l[p], p + 1);
+    if (q == Labels::npos)
+      continue;
+    Shape s = shapeOf(v);
+    if (ShapedType::isDynamic(s[p]) || ShapedType::isDynamic(s[q]))
+      return c.unsupported("Einsum diagonal over dims of unknown size");
+    if (s[p] != s[q])
+      return c.error() << "label '" << l[p] << "' is repeated over dims of sizes " << s[p]
+                       << " and " << s[q];
+    int64_t n = s[p];
+    Labels rest;
+    SmallVector<int64_t> perm, target;
+    for (size_t i = 0; i < l.size(); ++i)
+      if (i != p && i != q) {
+        perm.push_back(i);
+        rest.push_back(l[i]);
+        target.push_back(0);
+      }
+    perm.push_back(p);
+    perm.push_back(q);
+    target.push_back(n * n);
+    Value flat = buildReshape(c, buildTranspose(c, v, perm), target);
+    Shape out = shapeOf(flat);
+    out.back() = n;
+    int64_t last = static_cast<int64_t>(out.size()) - 1;
+    v = c.create<SliceOp>(withShape(flat, out), flat, c.constI64({0}), c.constI64({n * n}),
+                          c.constI64({last}), c.constI64({n + 1}));
+    l = rest + l[p];
+    p = static_cast<size_t>(-1); // rescan: positions moved
+  }
+  return v;
 }
 
 /// Sums `v` (labelled `l`) over the labels for which `drop` is true.
@@ -143,10 +181,17 @@ LogicalResult importEinsum(NodeContext &c) {
     return failure();
   auto &[ops, out] = *parsed;
   auto inOutput = [&](char ch) { return out.find(ch) != Labels::npos; };
+  SmallVector<Value> operands;
+  for (unsigned i = 0; i < ops.size(); ++i) {
+    auto v = takeDiagonals(c, c.in(i), ops[i]);
+    if (failed(v))
+      return failure();
+    operands.push_back(*v);
+  }
 
   if (ops.size() == 1) {
     Labels l = ops[0];
-    Value v = sumOut(c, c.in(0), l, [&](char ch) { return !inOutput(ch); });
+    Value v = sumOut(c, operands[0], l, [&](char ch) { return !inOutput(ch); });
     c.setOutput(0, permute(c, v, l, out));
     return success();
   }
@@ -154,8 +199,8 @@ LogicalResult importEinsum(NodeContext &c) {
   Labels la = ops[0], lb = ops[1];
   auto inA = [&](char ch) { return la.find(ch) != Labels::npos; };
   auto inB = [&](char ch) { return lb.find(ch) != Labels::npos; };
-  Value a = sumOut(c, c.in(0), la, [&](char ch) { return !inB(ch) && !inOutput(ch); });
-  Value b = sumOut(c, c.in(1), lb, [&](char ch) { return !inA(ch) && !inOutput(ch); });
+  Value a = sumOut(c, operands[0], la, [&](char ch) { return !inB(ch) && !inOutput(ch); });
+  Value b = sumOut(c, operands[1], lb, [&](char ch) { return !inA(ch) && !inOutput(ch); });
   Labels batch, m, k, n;
   for (char ch : out)
     if (inA(ch) && inB(ch))

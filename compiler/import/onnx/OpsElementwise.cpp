@@ -71,11 +71,22 @@ Value castTo(NodeContext &c, Value v, Type elt) {
   return c.create<CastOp>(RankedTensorType::get(t.getShape(), elt), v);
 }
 
-/// Pow allows a different exponent type (e.g. f32 base, i64 exponent): cast it.
+/// Pow allows a different exponent type (e.g. f32 base, i64 exponent): cast it. mm.pow
+/// takes floats only: an integer base is raised in f64 (exact while |result| < 2^53) and
+/// the result cast back (truncating, like numpy.power on integers for those values).
 LogicalResult importPow(NodeContext &c) {
   if (failed(c.requireInputs(2)))
     return failure();
-  Value exponent = castTo(c, c.in(1), c.type(0).getElementType());
+  Type elt = c.type(0).getElementType();
+  if (isa<IntegerType>(elt)) {
+    Type f64 = c.builder().getF64Type();
+    auto v = buildBinary<PowOp>(c, castTo(c, c.in(0), f64), castTo(c, c.in(1), f64));
+    if (failed(v))
+      return failure();
+    c.setOutput(0, castTo(c, *v, elt));
+    return success();
+  }
+  Value exponent = castTo(c, c.in(1), elt);
   auto v = buildBinary<PowOp>(c, c.in(0), exponent);
   if (failed(v))
     return failure();

@@ -221,6 +221,12 @@ LogicalResult importReduce(NodeContext &c) {
     return success();
   }
   bool keepdims = c.attrInt("keepdims", 1) != 0;
+  // ReduceMax / ReduceMin over bool (opset 20): computed on 0/1 as i8, cast back.
+  bool isBool = c.type(0).getElementType().isInteger(1);
+  if (isBool && op != "ReduceMax" && op != "ReduceMin")
+    return c.unsupported(op + " over bool (only ReduceMax and ReduceMin take bool)");
+  if (isBool)
+    x = c.create<CastOp>(RankedTensorType::get(c.type(0).getShape(), c.builder().getI8Type()), x);
   if (op == "ReduceMin")
     x = c.create<NegOp>(x.getType(), x);
   else if (op == "ReduceL1")
@@ -232,6 +238,8 @@ LogicalResult importReduce(NodeContext &c) {
     y = c.create<NegOp>(y.getType(), y);
   else if (op == "ReduceL2")
     y = c.create<SqrtOp>(y.getType(), y);
+  if (isBool)
+    y = c.create<CastOp>(RankedTensorType::get(shapeOf(y), c.builder().getI1Type()), y);
   c.setOutput(0, y);
   return success();
 }

@@ -2,7 +2,8 @@
 //
 // ONNX Attention-23 -> mm.attention (plus the KV-cache concat, 3-D <-> 4-D head layout
 // changes and, when the causal offset cannot be proven equal to mm.attention's, an
-// explicit causal mask); with softcap, spelled out as matmul / tanh / softmax / matmul.
+// explicit causal mask); with softcap or qk_matmul_output, spelled out as matmul / tanh /
+// softmax / matmul.
 // RotaryEmbedding-23 -> mm.rotary with full-width cos/sin built from the half-width
 // caches. Semantics: onnx/reference/ops/op_attention.py and op_rotary_embedding.py.
 //
@@ -111,9 +112,12 @@ Value additiveMask(NodeContext &c, Value mask, Type elt) {
 }
 
 /// softmax(softcap * tanh(scale * Q K^T / softcap) + bias) V, spelled out with mm ops for
-/// what mm.attention cannot express (softcap; ONNX applies it before the mask).
+/// what mm.attention cannot express (softcap; ONNX applies it before the mask). With
+/// `qk`, also sets it to the qk_matmul_output of `qkMode` (onnx/reference op_attention.py:
+/// 0 and 1: the scaled, softcapped Q K^T; 2: plus the bias; 3: the softmax).
 FailureOr<Value> composedAttention(NodeContext &c, Value q, Value k, Value v, Value bias,
-                                   float scale, float softcap) {
+                                   float scale, float softcap, int64_t qkMode = 0,
+                                   Value *qk = nullptr) {
   int64_t hq = shapeOf(q)[1], hkv = shapeOf(k)[1];
   if (isDyn(hq) || isDyn(hkv) || hkv == 0 || hq % hkv != 0)
     return c.error() << "query heads " << hq << " are not a multiple of key/value heads " << hkv;
@@ -134,9 +138,28 @@ FailureOr<Value> composedAttention(NodeContext &c, Value q, Value k, Value v, Va
     if (failed(scores = buildBroadcast<MulOp>(c, t, cap)))
       return failure();
   }
+  if (qk && qkMode <= 1)
+    *qk = *scores;
   if (bias && failed(scores = buildBroadcast<AddOp>(c, *scores, additiveMask(c, bias, elt))))
     return failure();
+  if (qk && qkMode == 2)
+    *qk = *scores;
   Value probs = c.create<SoftmaxOp>(scores->getType(), *scores, -1);
+  if (bias) {
+    // A fully masked row (every score -inf) attends to nothing: zeros, as mm.attention
+    // gives, not softmax's NaN.
+    Shape rowShape = shapeOf(*scores);
+    rowShape.back() = 1;
+    Value rowMax = c.create<ReduceMaxOp>(withShape(*scores, rowShape), *scores,
+                                         ArrayRef<int64_t>{int64_t(rowShape.size()) - 1}, true);
+    auto masked = buildBroadcast<EqualOp>(
+        c, rowMax, c.scalar(elt, -std::numeric_limits<double>::infinity()), /*boolResult=*/true);
+    if (failed(masked))
+      return failure();
+    probs = c.create<WhereOp>(probs.getType(), *masked, c.scalar(elt, 0), probs);
+  }
+  if (qk && qkMode == 3)
+    *qk = probs;
   return matmulOf(c, probs, *vr);
 }
 
@@ -145,8 +168,10 @@ LogicalResult importAttention(NodeContext &c) {
     return failure();
   if (c.has(6))
     return c.unsupported("Attention with nonpad_kv_seqlen");
-  if (c.outputUsed(3))
-    return c.unsupported("Attention's qk_matmul_output");
+  bool qkOutput = c.outputUsed(3);
+  int64_t qkMode = c.attrInt("qk_matmul_output_mode", 0);
+  if (qkOutput && (qkMode < 0 || qkMode > 3))
+    return c.error() << "qk_matmul_output_mode " << qkMode << " is not 0, 1, 2 or 3";
   int64_t rank = c.type(0).getRank();
   if (rank != 3 && rank != 4)
     return c.error() << "Q must be 3-D or 4-D, got " << c.type(0);
@@ -203,7 +228,7 @@ LogicalResult importAttention(NodeContext &c) {
   if (c.attrInt("is_causal", 0)) {
     // mm.attention's causal offset is T - S; ONNX's is the past length: equal when the new
     // keys are as many as the queries.
-    if (provablyEqualDims(q, 2, k, 2) && softcap <= 0) {
+    if (provablyEqualDims(q, 2, k, 2) && softcap <= 0 && !qkOutput) {
       causal = true;
     } else {
       auto allowed = causalMask(c, q, *presentK, c.in(4));
@@ -227,9 +252,10 @@ LogicalResult importAttention(NodeContext &c) {
     }
   }
 
-  Value y;
-  if (softcap > 0) {
-    auto composed = composedAttention(c, q, *presentK, *presentV, mask, scale, softcap);
+  Value y, qk;
+  if (softcap > 0 || qkOutput) {
+    auto composed = composedAttention(c, q, *presentK, *presentV, mask, scale, softcap, qkMode,
+                                      qkOutput ? &qk : nullptr);
     if (failed(composed))
       return failure();
     y = *composed;
@@ -246,6 +272,8 @@ LogicalResult importAttention(NodeContext &c) {
   c.setOutput(0, y);
   c.setOutput(1, *presentK);
   c.setOutput(2, *presentV);
+  if (qkOutput)
+    c.setOutput(3, qk);
   return success();
 }
 

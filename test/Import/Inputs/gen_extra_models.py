@@ -56,23 +56,69 @@ def one_node(name, n, inputs, outputs):
 
 
 def error_models():
-    """Near misses: float Mod without fmod (an error), Size of a dynamic shape and TopK
-    with K computed at run time (unsupported / dynamic result dim)."""
+    """Near misses: float Mod without fmod (an error), Size of a dynamic shape
+    (unsupported), TopK with K computed at run time (dynamic result dim), and Pow with an
+    integer base (computed in f64; OpsElementwise.cpp)."""
     return {
         "err_mod_float": one_node("err_mod_float", node("Mod", ["a", "b"], ["r"]),
                                   [vi("a", F, [3]), vi("b", F, [3])], [vi("r", F, [3])]),
         "err_size_dynamic": one_node("err_size_dynamic", node("Size", ["a"], ["n"]),
                                      [vi("a", F, ["batch", 3])], [vi("n", I64, [])]),
+        "pow_int": one_node("pow_int", node("Pow", ["a", "b"], ["p"]),
+                            [vi("a", I32, [3]), vi("b", F, [3])], [vi("p", I32, [3])]),
         "topk_runtime_k": one_node("topk_runtime_k", node("TopK", ["a", "k"], ["v", "i"]),
                                    [vi("a", F, [2, 6]), vi("k", I64, [1])],
                                    [vi("v", F, [2, None]), vi("i", I64, [2, None])]),
     }
 
 
+def opset_model(name, nodes, inputs, outputs, opset, inits=(), domain=""):
+    m = helper.make_model(helper.make_graph(nodes, name, inputs, outputs, initializer=list(inits)),
+                          opset_imports=[helper.make_opsetid(domain, opset)],
+                          producer_name="mmc-test")
+    m.ir_version = 8
+    return m
+
+
+def importer_fix_models():
+    """Cases the conformance run found (fixes in other importer files): Einsum diagonals,
+    ReduceMax over bool, an empty constant `axes`, Attention's qk_matmul_output, and a
+    model that imports only another domain."""
+    B = TensorProto.BOOL
+    empty_axes = numpy_helper.from_array(np.array([], dtype=np.int64), "axes")
+    return {
+        "einsum_diagonal": opset_model(
+            "einsum_diagonal",
+            [node("Einsum", ["x"], ["diag"], equation="...ii->...i"),
+             node("Einsum", ["y"], ["trace"], equation="ii")],
+            [vi("x", F, [3, 4, 4]), vi("y", F, [3, 3])],
+            [vi("diag", F, [3, 4]), vi("trace", F, [])], 12),
+        "reduce_bool_empty_axes": opset_model(
+            "reduce_bool_empty_axes",
+            [node("ReduceMax", ["b", "one"], ["any"], keepdims=0),
+             node("ReduceSum", ["x", "axes"], ["same"], noop_with_empty_axes=1),
+             node("ReduceSum", ["x", "axes"], ["total"], keepdims=0)],
+            [vi("b", B, [2, 3]), vi("x", F, [2, 3])],
+            [vi("any", B, [2]), vi("same", F, [2, 3]), vi("total", F, [])], 20,
+            inits=[numpy_helper.from_array(np.array([1], dtype=np.int64), "one"), empty_axes]),
+        "attention_qk": opset_model(
+            "attention_qk",
+            [node("Attention", ["q", "k", "v", "mask"], ["y", "", "", "qk"],
+                  qk_matmul_output_mode=3)],
+            [vi("q", F, [1, 2, 3, 4]), vi("k", F, [1, 2, 5, 4]), vi("v", F, [1, 2, 5, 4]),
+             vi("mask", B, [3, 5])],
+            [vi("y", F, [1, 2, 3, 4]), vi("qk", F, [1, 2, 3, 5])], 23),
+        "ml_only": opset_model(
+            "ml_only", [helper.make_node("Binarizer", ["x"], ["y"], name="bin",
+                                         domain="ai.onnx.ml")],
+            [vi("x", F, [3])], [vi("y", F, [3])], 1, domain="ai.onnx.ml"),
+    }
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
     onnx.save(extra_ops(), os.path.join(out, "extra_ops.onnx"))
-    for name, m in error_models().items():
+    for name, m in list(error_models().items()) + list(importer_fix_models().items()):
         onnx.save(m, os.path.join(out, name + ".onnx"))
 
 
