@@ -27,6 +27,8 @@ RankedTensorType NodeContext::type(unsigned i) const {
   return has(i) ? cast<RankedTensorType>(inputs_[i].getType()) : RankedTensorType();
 }
 
+Value NodeContext::outerValue(StringRef name) const { return g_.lookup(name); }
+
 LogicalResult NodeContext::requireInputs(unsigned n) const {
   for (unsigned i = 0; i < n; ++i)
     if (!has(i))

@@ -38,6 +38,9 @@ public:
   bool has(unsigned i) const { return i < inputs_.size() && inputs_[i]; }
   mlir::Value in(unsigned i) const { return has(i) ? inputs_[i] : mlir::Value(); }
   mlir::RankedTensorType type(unsigned i) const;
+  /// The value named `name` in the graph being imported, or null: for subgraphs (Loop
+  /// bodies) that read values of the enclosing graph.
+  mlir::Value outerValue(llvm::StringRef name) const;
   /// Errors unless inputs [0, n) are all present.
   mlir::LogicalResult requireInputs(unsigned n) const;
 
@@ -133,6 +136,8 @@ public:
 
   mlir::OpBuilder &builder() { return b_; }
   KnownValues &known() { return known_; }
+  /// The value bound to `name` so far, or null.
+  mlir::Value lookup(llvm::StringRef name) const { return values_.lookup(name); }
   llvm::StringRef file() const { return model_.path; }
 
 private:

@@ -1,10 +1,12 @@
-//===- OpsExtra.cpp - ArgMax/ArgMin, TopK, GatherElements, Mod, LogSoftmax, Size ===//
+//===- OpsExtra.cpp - ArgMax/ArgMin, TopK, GatherElements, Mod, LogSoftmax, Size, Loop ===//
 //
-// ArgMax / ArgMin -> mm.argmax / mm.argmin; TopK -> mm.topk (K must be a constant);
+// ArgMax / ArgMin -> mm.argmax / mm.argmin; TopK -> mm.topk (K may be computed at run
+// time);
 // GatherElements -> mm.gather_elements; Mod -> mm.mod; Size -> an i64 constant (static
 // shapes only); LogSoftmax -> x - max - log(sum(exp(x - max))) over the softmax axes
-// (one axis from opset 13; dims [axis, rank) before, ONNX's 2-D coercion). Semantics:
-// https://onnx.ai/onnx/operators/ and onnx/reference/ops.
+// (one axis from opset 13; dims [axis, rank) before, ONNX's 2-D coercion). Loop only in
+// the counted-accumulation form of ONNX's Range function body, as mm.range (mmc has no
+// control flow). Semantics: https://onnx.ai/onnx/operators/ and onnx/reference/ops.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/import/onnx/OpBuilders.h"
@@ -174,6 +176,74 @@ LogicalResult importLogSoftmax(NodeContext &c) {
   return success();
 }
 
+/// The single node of `body` that produces `name`, or null.
+const onnx::NodeProto *producer(const onnx::GraphProto &body, const std::string &name) {
+  for (const auto &n : body.node())
+    for (const auto &o : n.output())
+      if (o == name)
+        return &n;
+  return nullptr;
+}
+
+/// Loop(M, cond, start) whose body (i, cond_in, prev) returns (Identity(cond_in),
+/// Add(prev, d), Identity(prev)) with d from the enclosing graph: the scan output is
+/// start + [0, 1, .., n) * d and the final value start + n * d, n = cond ? M : 0 (as
+/// ONNX's Range function body). Scalars only. Any other Loop is unsupported.
+LogicalResult importLoop(NodeContext &c) {
+  auto other = [&]() {
+    return c.unsupported("Loop other than the counted accumulation of ONNX's Range function "
+                         "body (control flow is not supported)");
+  };
+  const onnx::AttributeProto *bodyAttr = c.attr("body");
+  if (!bodyAttr || !bodyAttr->has_g())
+    return c.error() << "has no body graph";
+  const onnx::GraphProto &body = bodyAttr->g();
+  if (c.numInputs() != 3 || !c.has(0) || !c.has(2) || c.numOutputs() != 2 ||
+      body.input_size() != 3 || body.output_size() != 3 || body.node_size() != 3)
+    return other();
+  const std::string &condIn = body.input(1).name(), &prev = body.input(2).name();
+  const onnx::NodeProto *condOut = producer(body, body.output(0).name());
+  const onnx::NodeProto *next = producer(body, body.output(1).name());
+  const onnx::NodeProto *scan = producer(body, body.output(2).name());
+  if (!condOut || condOut->op_type() != "Identity" || condOut->input(0) != condIn || !scan ||
+      scan->op_type() != "Identity" || scan->input(0) != prev || !next ||
+      next->op_type() != "Add" || !next->domain().empty() || next->input_size() != 2)
+    return other();
+  const std::string &dName = next->input(0) == prev ? next->input(1) : next->input(0);
+  Value delta = c.outerValue(dName);
+  Value start = c.in(2);
+  if ((next->input(0) != prev && next->input(1) != prev) || !delta)
+    return other();
+  RankedTensorType st = c.type(2);
+  auto dt = cast<RankedTensorType>(delta.getType());
+  if (st.getRank() != 0 || dt != st || c.type(0).getRank() != 0)
+    return other();
+  Builder &b = c.builder();
+  Type i64 = b.getI64Type(), elt = st.getElementType();
+  Value n = c.in(0);
+  if (c.has(1)) { // n = cond ? M : 0
+    auto zero = c.scalar(i64, 0);
+    n = c.create<WhereOp>(RankedTensorType::get({}, i64), c.in(1), n, zero);
+  }
+  Value steps = c.create<RangeOp>(RankedTensorType::get({ShapedType::kDynamic}, i64),
+                                  c.scalar(i64, 0), n, c.scalar(i64, 1));
+  Value stepsT = c.create<CastOp>(RankedTensorType::get({ShapedType::kDynamic}, elt), steps);
+  auto offsets = buildBroadcast<MulOp>(c, stepsT, delta);
+  if (failed(offsets))
+    return failure();
+  auto values = buildBroadcast<AddOp>(c, start, *offsets);
+  Value nT = c.create<CastOp>(st, n);
+  auto total = buildBroadcast<MulOp>(c, nT, delta);
+  if (failed(values) || failed(total))
+    return failure();
+  auto last = buildBroadcast<AddOp>(c, start, *total);
+  if (failed(last))
+    return failure();
+  c.setOutput(0, *last);
+  c.setOutput(1, *values);
+  return success();
+}
+
 } // namespace
 
 void addExtraOps(OpTable &t) {
@@ -184,6 +254,7 @@ void addExtraOps(OpTable &t) {
   t["Mod"] = importMod;
   t["Size"] = importSize;
   t["LogSoftmax"] = importLogSoftmax;
+  t["Loop"] = importLoop;
 }
 
 } // namespace mm::onnx_import

@@ -115,10 +115,32 @@ def importer_fix_models():
     }
 
 
+def loop_models():
+    """Loop as in ONNX's Range function body (supported), and the same loop multiplying
+    instead of adding (a near miss: unsupported)."""
+    B = TensorProto.BOOL
+
+    def loop(name, step_op):
+        body = helper.make_graph(
+            [helper.make_node("Identity", ["cond"], ["cond_out"]),
+             helper.make_node(step_op, ["prev", "delta"], ["current"]),
+             helper.make_node("Identity", ["prev"], ["range"])],
+            "body", [vi("i", I64, []), vi("cond", B, []), vi("prev", F, [])],
+            [vi("cond_out", B, []), vi("current", F, []), vi("range", F, [])])
+        return opset_model(
+            name, [helper.make_node("Loop", ["n", "go", "start"], ["last", "out"], name="loop",
+                                    body=body)],
+            [vi("n", I64, []), vi("go", B, []), vi("start", F, []), vi("delta", F, [])],
+            [vi("last", F, []), vi("out", F, [None])], 17)
+
+    return {"loop_range": loop("loop_range", "Add"), "loop_mul": loop("loop_mul", "Mul")}
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
     onnx.save(extra_ops(), os.path.join(out, "extra_ops.onnx"))
-    for name, m in list(error_models().items()) + list(importer_fix_models().items()):
+    models = {**error_models(), **importer_fix_models(), **loop_models()}
+    for name, m in models.items():
         onnx.save(m, os.path.join(out, name + ".onnx"))
 
 
