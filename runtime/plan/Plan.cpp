@@ -82,6 +82,15 @@ private:
 
   static std::string str(const flatbuffers::String *s) { return s ? s->str() : std::string(); }
 
+  /// The FlatBuffers verifier checks the alignment of a vector's length field only; a
+  /// corrupt offset can leave the 8-byte elements of [long] / [double] misaligned.
+  template <typename T>
+  const flatbuffers::Vector<T> *aligned(const flatbuffers::Vector<T> *v, const std::string &where) {
+    if (v && reinterpret_cast<uintptr_t>(v->data()) % alignof(T) != 0)
+      bad(where, ": misaligned vector");
+    return v;
+  }
+
   DType dtype(plan::fb::DType t, const std::string &where) {
     if (t > plan::fb::DType::boolean)
       bad(where, ": unknown dtype code ", static_cast<int>(t));
@@ -91,7 +100,7 @@ private:
   Shape shape(const flatbuffers::Vector<int64_t> *dims, const std::string &where,
               bool requireStatic) {
     Shape s;
-    if (!dims)
+    if (!aligned(dims, where))
       return s;
     if (dims->size() > 64)
       bad(where, ": rank ", dims->size(), " is larger than 64");
@@ -259,11 +268,11 @@ private:
     case AttrValue::StringAttr:
       return str(a.value_as_StringAttr()->value());
     case AttrValue::IntListAttr: {
-      auto *v = a.value_as_IntListAttr()->values();
+      auto *v = aligned(a.value_as_IntListAttr()->values(), where);
       return v ? std::vector<int64_t>(v->begin(), v->end()) : std::vector<int64_t>();
     }
     case AttrValue::FloatListAttr: {
-      auto *v = a.value_as_FloatListAttr()->values();
+      auto *v = aligned(a.value_as_FloatListAttr()->values(), where);
       return v ? std::vector<double>(v->begin(), v->end()) : std::vector<double>();
     }
     case AttrValue::TensorAttr:
@@ -374,7 +383,7 @@ private:
         bad("GenerationInfo names function '", *name, "' which the plan does not have");
     out.imageTokenId = g.image_token_id();
     out.bosTokenId = g.bos_token_id();
-    if (g.eos_token_ids())
+    if (aligned(g.eos_token_ids(), "GenerationInfo.eos_token_ids"))
       out.eosTokenIds.assign(g.eos_token_ids()->begin(), g.eos_token_ids()->end());
     out.hiddenSize = g.hidden_size();
     out.vocabSize = g.vocab_size();
