@@ -83,10 +83,12 @@ private:
   static std::string str(const flatbuffers::String *s) { return s ? s->str() : std::string(); }
 
   /// The FlatBuffers verifier checks the alignment of a vector's length field only; a
-  /// corrupt offset can leave the 8-byte elements of [long] / [double] misaligned.
+  /// corrupt offset can leave the 8-byte elements of [long] / [double] misaligned. An
+  /// empty vector has no elements to misalign (FlatBuffers does not pad it: the shape of
+  /// every 0-D tensor is one).
   template <typename T>
   const flatbuffers::Vector<T> *aligned(const flatbuffers::Vector<T> *v, const std::string &where) {
-    if (v && reinterpret_cast<uintptr_t>(v->data()) % alignof(T) != 0)
+    if (v && v->size() > 0 && reinterpret_cast<uintptr_t>(v->data()) % alignof(T) != 0)
       bad(where, ": misaligned vector");
     return v;
   }
