@@ -188,6 +188,9 @@ const OpTable &opTable() {
     addTransformerOps(t);
     addQuantOps(t);
     addExtraOps(t);
+    addLossOps(t);
+    addActivationExtraOps(t);
+    addNormExtraOps(t);
     return t;
   }();
   return table;

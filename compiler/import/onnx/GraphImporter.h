@@ -124,6 +124,9 @@ void addEinsumOps(OpTable &table);
 void addTransformerOps(OpTable &table);
 void addQuantOps(OpTable &table);
 void addExtraOps(OpTable &table); // OpsExtra.cpp
+void addLossOps(OpTable &table); // OpsLoss.cpp
+void addActivationExtraOps(OpTable &table); // OpsActivationsExtra.cpp
+void addNormExtraOps(OpTable &table); // OpsNormExtra.cpp
 
 /// Imports the main graph of `model` as func.func @`funcName` at the end of `module`.
 class GraphImporter {

@@ -6,10 +6,14 @@
 // shapes only); LogSoftmax -> x - max - log(sum(exp(x - max))) over the softmax axes
 // (one axis from opset 13; dims [axis, rank) before, ONNX's 2-D coercion). Loop only in
 // the counted-accumulation form of ONNX's Range function body, as mm.range (mmc has no
-// control flow). Semantics: https://onnx.ai/onnx/operators/ and onnx/reference/ops.
+// control flow). Hardmax, IsInf, EyeLike, OneHot, DepthToSpace and SpaceToDepth as
+// compositions (iota comparisons, reshape/transpose). Semantics:
+// https://onnx.ai/onnx/operators/ and onnx/reference/ops.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/import/onnx/OpBuilders.h"
+
+#include <limits>
 
 using namespace mlir;
 
@@ -244,6 +248,177 @@ LogicalResult importLoop(NodeContext &c) {
   return success();
 }
 
+/// [0, n) as i64, shaped to broadcast along dim `axis` of a rank-`rank` tensor.
+Value iotaAlong(NodeContext &c, int64_t n, int64_t axis, int64_t rank) {
+  Type i64 = c.builder().getI64Type();
+  Value r = c.create<RangeOp>(RankedTensorType::get({n}, i64), c.scalar(i64, 0),
+                              c.scalar(i64, static_cast<double>(n)), c.scalar(i64, 1));
+  SmallVector<int64_t> shape(static_cast<size_t>(rank), 1);
+  shape[axis] = n;
+  return rank == 1 ? r : buildReshape(c, r, shape);
+}
+
+/// Hardmax (opset 13): 1 at the first maximum along `axis`, 0 elsewhere.
+LogicalResult importHardmax(NodeContext &c) {
+  if (failed(c.requireInputs(1)))
+    return failure();
+  if (c.opset() < 13)
+    return c.unsupported("Hardmax before opset 13 (2-D coercion)");
+  RankedTensorType t = c.type(0);
+  auto axis = c.normalizeAxis(c.attrInt("axis", -1), t.getRank(), "axis");
+  if (failed(axis))
+    return failure();
+  int64_t n = t.getDimSize(*axis);
+  if (ShapedType::isDynamic(n))
+    return c.unsupported("Hardmax along a dim of unknown size");
+  Shape keep = shapeOf(c.in(0));
+  keep[*axis] = 1;
+  Builder &b = c.builder();
+  Value arg = c.create<ArgMaxOp>(RankedTensorType::get(keep, b.getI64Type()), c.in(0),
+                                 b.getI64IntegerAttr(*axis), b.getBoolAttr(true), b.getBoolAttr(false));
+  auto hit = buildBroadcast<EqualOp>(c, iotaAlong(c, n, *axis, t.getRank()), arg, true);
+  if (failed(hit))
+    return failure();
+  c.setOutput(0, c.create<CastOp>(t, *hit));
+  return success();
+}
+
+/// IsInf: x == +inf (detect_positive) or x == -inf (detect_negative).
+LogicalResult importIsInf(NodeContext &c) {
+  if (failed(c.requireInputs(1)))
+    return failure();
+  RankedTensorType t = c.type(0);
+  Type elt = t.getElementType();
+  if (!isa<FloatType>(elt))
+    return c.error() << "X must be a float tensor, got " << t;
+  auto boolType = RankedTensorType::get(t.getShape(), c.builder().getI1Type());
+  Value result;
+  for (auto [attr, sign] : {std::pair<const char *, double>{"detect_positive", 1.0},
+                            std::pair<const char *, double>{"detect_negative", -1.0}}) {
+    if (c.attrInt(attr, 1) == 0)
+      continue;
+    auto eq = buildBroadcast<EqualOp>(
+        c, c.in(0), c.scalar(elt, sign * std::numeric_limits<double>::infinity()), true);
+    if (failed(eq))
+      return failure();
+    result = result ? c.create<OrOp>(boolType, result, *eq).getResult() : *eq;
+  }
+  if (!result) { // neither: all false
+    auto never = buildBroadcast<EqualOp>(c, c.in(0), c.in(0), true);
+    if (failed(never))
+      return failure();
+    Value isNumber = *never; // false only for NaN
+    result = c.create<AndOp>(boolType, isNumber, c.create<NotOp>(boolType, isNumber));
+  }
+  c.setOutput(0, result);
+  return success();
+}
+
+/// EyeLike: ones where column - row == k, in `dtype` (default: the input's).
+LogicalResult importEyeLike(NodeContext &c) {
+  if (failed(c.requireInputs(1)))
+    return failure();
+  RankedTensorType t = c.type(0);
+  if (t.getRank() != 2 || !t.hasStaticShape())
+    return c.unsupported("EyeLike of a non-2-D or dynamic shape (" + Twine(typeString(t)) + ")");
+  Type elt = t.getElementType();
+  if (const auto *a = c.attr("dtype")) {
+    elt = elementType(static_cast<int32_t>(a->i()), c.ctx());
+    if (!elt)
+      return c.unsupported("EyeLike to dtype " + dataTypeName(static_cast<int32_t>(a->i())));
+  }
+  Value rows = iotaAlong(c, t.getDimSize(0), 0, 2), cols = iotaAlong(c, t.getDimSize(1), 1, 2);
+  auto diff = buildBroadcast<SubOp>(c, cols, rows);
+  if (failed(diff))
+    return failure();
+  Type i64 = c.builder().getI64Type();
+  auto hit = buildBroadcast<EqualOp>(c, *diff, c.scalar(i64, double(c.attrInt("k", 0))), true);
+  if (failed(hit))
+    return failure();
+  c.setOutput(0, c.create<CastOp>(RankedTensorType::get(t.getShape(), elt), *hit));
+  return success();
+}
+
+/// OneHot: indices (negative ones count from depth) compared with [0, depth) along
+/// `axis`; values[1] where equal, values[0] elsewhere. depth must be a constant.
+LogicalResult importOneHot(NodeContext &c) {
+  if (failed(c.requireInputs(3)))
+    return failure();
+  auto depthConst = c.constScalar(1);
+  if (!depthConst)
+    return c.unsupported("OneHot depth (input 1) must be a constant, but it is computed at run time");
+  int64_t depth = static_cast<int64_t>(*depthConst);
+  if (depth < 1)
+    return c.error() << "depth must be >= 1, got " << depth;
+  RankedTensorType it = c.type(0), vt = c.type(2);
+  if (vt.getRank() != 1 || vt.getDimSize(0) != 2)
+    return c.error() << "values must be [off, on], got " << vt;
+  int64_t rank = it.getRank() + 1;
+  auto axis = c.normalizeAxis(c.attrInt("axis", -1), rank, "axis");
+  if (failed(axis))
+    return failure();
+  Builder &b = c.builder();
+  Type i64 = b.getI64Type();
+  Value idx = c.in(0);
+  if (it.getElementType() != i64)
+    idx = c.create<CastOp>(RankedTensorType::get(it.getShape(), i64), idx);
+  Value d = c.scalar(i64, double(depth)), zero = c.scalar(i64, 0);
+  auto isNeg = buildBroadcast<LessOp>(c, idx, zero, true);
+  auto wrapped = buildBroadcast<AddOp>(c, idx, d);
+  if (failed(isNeg) || failed(wrapped))
+    return failure();
+  idx = c.create<WhereOp>(cast<RankedTensorType>(idx.getType()), *isNeg, *wrapped, idx);
+  auto hit = buildBroadcast<EqualOp>(c, buildUnsqueeze(c, idx, *axis), iotaAlong(c, depth, *axis, rank),
+                                     true);
+  if (failed(hit))
+    return failure();
+  Type elt = vt.getElementType();
+  auto scalarAt = [&](int64_t i) -> Value {
+    return c.create<GatherOp>(RankedTensorType::get({}, elt), c.in(2), c.scalar(i64, double(i)),
+                              b.getI64IntegerAttr(0));
+  };
+  Shape out = shapeOf(*hit);
+  c.setOutput(0, c.create<WhereOp>(RankedTensorType::get(out, elt), *hit, scalarAt(1), scalarAt(0)));
+  return success();
+}
+
+/// DepthToSpace (DCR or CRD) and SpaceToDepth on static [N, C, H, W]: reshape,
+/// transpose, reshape.
+LogicalResult importDepthSpace(NodeContext &c) {
+  if (failed(c.requireInputs(1)))
+    return failure();
+  RankedTensorType t = c.type(0);
+  int64_t bs = c.attrInt("blocksize", 0);
+  if (t.getRank() != 4 || !t.hasStaticShape())
+    return c.unsupported(c.opType() + " of a non-4-D or dynamic shape (" + Twine(typeString(t)) + ")");
+  if (bs < 1)
+    return c.error() << "blocksize must be >= 1, got " << bs;
+  int64_t n = t.getDimSize(0), ch = t.getDimSize(1), h = t.getDimSize(2), w = t.getDimSize(3);
+  Value x = c.in(0);
+  if (c.opType() == "SpaceToDepth") {
+    if (h % bs || w % bs)
+      return c.error() << "H and W must be multiples of blocksize " << bs << ", got " << t;
+    x = buildReshape(c, x, {n, ch, h / bs, bs, w / bs, bs});
+    x = buildTranspose(c, x, {0, 3, 5, 1, 2, 4});
+    c.setOutput(0, buildReshape(c, x, {n, ch * bs * bs, h / bs, w / bs}));
+    return success();
+  }
+  if (ch % (bs * bs))
+    return c.error() << "C must be a multiple of blocksize^2 = " << bs * bs << ", got " << t;
+  std::string mode = c.attrString("mode", "DCR");
+  if (mode == "DCR") {
+    x = buildReshape(c, x, {n, bs, bs, ch / (bs * bs), h, w});
+    x = buildTranspose(c, x, {0, 3, 4, 1, 5, 2});
+  } else if (mode == "CRD") {
+    x = buildReshape(c, x, {n, ch / (bs * bs), bs, bs, h, w});
+    x = buildTranspose(c, x, {0, 1, 4, 2, 5, 3});
+  } else {
+    return c.error() << "unknown mode '" << mode << "'";
+  }
+  c.setOutput(0, buildReshape(c, x, {n, ch / (bs * bs), h * bs, w * bs}));
+  return success();
+}
+
 } // namespace
 
 void addExtraOps(OpTable &t) {
@@ -255,6 +430,12 @@ void addExtraOps(OpTable &t) {
   t["Size"] = importSize;
   t["LogSoftmax"] = importLogSoftmax;
   t["Loop"] = importLoop;
+  t["Hardmax"] = importHardmax;
+  t["IsInf"] = importIsInf;
+  t["EyeLike"] = importEyeLike;
+  t["OneHot"] = importOneHot;
+  t["DepthToSpace"] = importDepthSpace;
+  t["SpaceToDepth"] = importDepthSpace;
 }
 
 } // namespace mm::onnx_import

@@ -206,7 +206,8 @@ Value reduce(NodeContext &c, Value v, ArrayRef<int64_t> axes, bool keepdims) {
 }
 
 /// ReduceMean/Sum/Max directly; ReduceMin = -max(-x), ReduceL1 = sum |x|, ReduceL2 =
-/// sqrt(sum x^2), ReduceSumSquare = sum x^2.
+/// sqrt(sum x^2), ReduceSumSquare = sum x^2, ReduceLogSum = log(sum x), ReduceLogSumExp =
+/// m + log(sum exp(x - m)) with m the max over the same axes.
 template <typename OpT>
 LogicalResult importReduce(NodeContext &c) {
   if (failed(c.requireInputs(1)))
@@ -233,11 +234,25 @@ LogicalResult importReduce(NodeContext &c) {
     x = c.create<AbsOp>(x.getType(), x);
   else if (op == "ReduceL2" || op == "ReduceSumSquare")
     x = c.create<MulOp>(x.getType(), x, x);
+  Value maxKeep;
+  if (op == "ReduceLogSumExp") {
+    maxKeep = reduce<ReduceMaxOp>(c, x, **axes, /*keepdims=*/true);
+    auto shifted = buildBroadcast<SubOp>(c, x, maxKeep);
+    if (failed(shifted))
+      return failure();
+    x = c.create<ExpOp>(x.getType(), *shifted);
+  }
   Value y = reduce<OpT>(c, x, **axes, keepdims);
   if (op == "ReduceMin")
     y = c.create<NegOp>(y.getType(), y);
   else if (op == "ReduceL2")
     y = c.create<SqrtOp>(y.getType(), y);
+  else if (op == "ReduceLogSum" || op == "ReduceLogSumExp")
+    y = c.create<LogOp>(y.getType(), y);
+  if (maxKeep) {
+    Value m = keepdims ? maxKeep : reduce<ReduceMaxOp>(c, c.in(0), **axes, false);
+    y = c.create<AddOp>(y.getType(), y, m);
+  }
   if (isBool)
     y = c.create<CastOp>(RankedTensorType::get(shapeOf(y), c.builder().getI1Type()), y);
   c.setOutput(0, y);
@@ -334,6 +349,8 @@ void addNNOps(OpTable &t) {
   t["ReduceL1"] = importReduce<ReduceSumOp>;
   t["ReduceL2"] = importReduce<ReduceSumOp>;
   t["ReduceSumSquare"] = importReduce<ReduceSumOp>;
+  t["ReduceLogSum"] = importReduce<ReduceSumOp>;
+  t["ReduceLogSumExp"] = importReduce<ReduceSumOp>;
   t["LayerNormalization"] = importLayerNorm;
   t["RMSNormalization"] = importRMSNorm;
 }

@@ -136,10 +136,63 @@ def loop_models():
     return {"loop_range": loop("loop_range", "Add"), "loop_mul": loop("loop_mul", "Mul")}
 
 
+def decomposed_models():
+    """One model per file of spelled-out ops: OpsLoss.cpp, OpsActivationsExtra.cpp,
+    OpsNormExtra.cpp and the compositions of OpsExtra.cpp (plus ReduceLogSumExp)."""
+    x4 = [2, 3, 4, 4]
+    loss = opset_model(
+        "loss_ops",
+        [node("NegativeLogLikelihoodLoss", ["logp", "target", "weight"], ["nll"], ignore_index=1),
+         node("SoftmaxCrossEntropyLoss", ["scores", "target"], ["sce", "logprob"],
+              reduction="none")],
+        [vi("logp", F, [2, 3, 5]), vi("target", I64, [2, 5]), vi("weight", F, [3]),
+         vi("scores", F, [2, 3, 5])],
+        [vi("nll", F, []), vi("sce", F, [2, 5]), vi("logprob", F, [2, 3, 5])], 13)
+    acts = ["Elu", "Selu", "Celu", "LeakyRelu", "ThresholdedRelu", "HardSigmoid", "HardSwish",
+            "Softplus", "Softsign", "Mish", "Swish", "Shrink", "Tan", "Sign"]
+    act_nodes = [node(a, ["x"], [a.lower()]) for a in acts]
+    act_nodes += [node("PRelu", ["x", "slope"], ["prelu"]), node("Xor", ["p", "q"], ["xor"])]
+    activations = opset_model(
+        "activation_ops", act_nodes,
+        [vi("x", F, [2, 3]), vi("slope", F, [3]), vi("p", TensorProto.BOOL, [2, 3]),
+         vi("q", TensorProto.BOOL, [3])],
+        [vi(a.lower(), F, [2, 3]) for a in acts] +
+        [vi("prelu", F, [2, 3]), vi("xor", TensorProto.BOOL, [2, 3])], 24)
+    norms = opset_model(
+        "norm_ops",
+        [node("BatchNormalization", ["x", "s", "b", "m", "v"], ["bn"], epsilon=1e-3),
+         node("InstanceNormalization", ["x", "s", "b"], ["inorm"]),
+         node("LpNormalization", ["x"], ["lp"], axis=1, p=2),
+         node("MeanVarianceNormalization", ["x"], ["mvn"]),
+         node("GlobalAveragePool", ["x"], ["gap"]),
+         node("GlobalMaxPool", ["x"], ["gmp"])],
+        [vi("x", F, x4)] + [vi(n, F, [3]) for n in ["s", "b", "m", "v"]],
+        [vi("bn", F, x4), vi("inorm", F, x4), vi("lp", F, x4), vi("mvn", F, x4),
+         vi("gap", F, [2, 3, 1, 1]), vi("gmp", F, [2, 3, 1, 1])], 15)
+    misc = opset_model(
+        "misc_ops",
+        [node("Hardmax", ["x"], ["hardmax"]),
+         node("IsInf", ["x"], ["isinf"], detect_negative=0),
+         node("EyeLike", ["x"], ["eye"], k=1, dtype=TensorProto.INT32),
+         node("OneHot", ["ids", "depth", "vals"], ["onehot"], axis=0),
+         node("DepthToSpace", ["img"], ["d2s"], blocksize=2, mode="CRD"),
+         node("SpaceToDepth", ["img"], ["s2d"], blocksize=2),
+         node("ReduceLogSumExp", ["x", "axis1"], ["lse"], keepdims=0)],
+        [vi("x", F, [3, 4]), vi("ids", I64, [5]), vi("img", F, [1, 4, 2, 2])],
+        [vi("hardmax", F, [3, 4]), vi("isinf", TensorProto.BOOL, [3, 4]),
+         vi("eye", TensorProto.INT32, [3, 4]), vi("onehot", F, [6, 5]),
+         vi("d2s", F, [1, 1, 4, 4]), vi("s2d", F, [1, 16, 1, 1]), vi("lse", F, [3])], 18,
+        inits=[numpy_helper.from_array(np.array(6, dtype=np.int64), "depth"),
+               numpy_helper.from_array(np.array([0.0, 2.0], dtype=np.float32), "vals"),
+               numpy_helper.from_array(np.array([1], dtype=np.int64), "axis1")])
+    return {"loss_ops": loss, "activation_ops": activations, "norm_ops": norms,
+            "misc_ops": misc}
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
     onnx.save(extra_ops(), os.path.join(out, "extra_ops.onnx"))
-    models = {**error_models(), **importer_fix_models(), **loop_models()}
+    models = {**error_models(), **importer_fix_models(), **loop_models(), **decomposed_models()}
     for name, m in models.items():
         onnx.save(m, os.path.join(out, name + ".onnx"))
 
