@@ -92,7 +92,8 @@ std::string dataTypeName(int32_t onnxType) {
                                 "INT32", "INT64", "STRING", "BOOL", "FLOAT16", "DOUBLE",
                                 "UINT32", "UINT64", "COMPLEX64", "COMPLEX128", "BFLOAT16",
                                 "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2",
-                                "FLOAT8E5M2FNUZ", "UINT4", "INT4", "FLOAT4E2M1"};
+                                "FLOAT8E5M2FNUZ", "UINT4", "INT4", "FLOAT4E2M1",
+                                "FLOAT8E8M0", "UINT2", "INT2"};
   if (onnxType >= 0 && onnxType < static_cast<int32_t>(std::size(names)))
     return names[onnxType];
   return "type " + std::to_string(onnxType);

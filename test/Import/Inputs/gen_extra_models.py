@@ -64,6 +64,8 @@ def error_models():
                                   [vi("a", F, [3]), vi("b", F, [3])], [vi("r", F, [3])]),
         "err_size_dynamic": one_node("err_size_dynamic", node("Size", ["a"], ["n"]),
                                      [vi("a", F, ["batch", 3])], [vi("n", I64, [])]),
+        "err_int2": one_node("err_int2", node("Identity", ["a"], ["b"]),
+                             [vi("a", 26, [3])], [vi("b", 26, [3])]),
         "pow_int": one_node("pow_int", node("Pow", ["a", "b"], ["p"]),
                             [vi("a", I32, [3]), vi("b", F, [3])], [vi("p", I32, [3])]),
         "topk_runtime_k": one_node("topk_runtime_k", node("TopK", ["a", "k"], ["v", "i"]),
