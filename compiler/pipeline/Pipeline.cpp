@@ -14,16 +14,18 @@ namespace {
 
 /// Adds the registered pass `name` (nested on func.func) if it exists. Passes are looked
 /// up by name so the pipeline builds while passes are still being written.
-bool addRegisteredPass(OpPassManager &fpm, StringRef name) {
+bool addRegisteredPass(OpPassManager &fpm, StringRef name, StringRef options = "") {
   const PassInfo *info = PassInfo::lookup(name);
   if (!info)
     return false;
-  return succeeded(info->addToPipeline(fpm, "", [](const Twine &) { return failure(); }));
+  return succeeded(info->addToPipeline(fpm, options, [](const Twine &) { return failure(); }));
 }
 
 } // namespace
 
-std::vector<std::string> buildCompilePipeline(PassManager &pm, const PipelineOptions &options) {
+FailureOr<std::vector<std::string>> buildCompilePipeline(PassManager &pm,
+                                                         const PipelineOptions &options,
+                                                         Location loc) {
   static const bool registered = [] {
     registerMMPasses();
     return true;
@@ -35,6 +37,12 @@ std::vector<std::string> buildCompilePipeline(PassManager &pm, const PipelineOpt
     names.push_back("mm-fold-shapes");
   if (options.fusion && addRegisteredPass(fpm, "mm-fuse-all"))
     names.push_back("mm-fuse-all");
+  if (options.dtype != "f32") {
+    if (!addRegisteredPass(fpm, "mm-convert-float-type", "to=" + options.dtype))
+      return emitError(loc) << "cannot convert to " << options.dtype
+                            << ": -mm-convert-float-type is not available";
+    names.push_back("mm-convert-float-type{to=" + options.dtype + "}");
+  }
   fpm.addPass(createCanonicalizerPass());
   fpm.addPass(createCSEPass());
   names.push_back("canonicalize");
@@ -45,9 +53,11 @@ std::vector<std::string> buildCompilePipeline(PassManager &pm, const PipelineOpt
 LogicalResult runCompilePipeline(ModuleOp module, const PipelineOptions &options,
                                  std::vector<std::string> *passNames) {
   PassManager pm(module.getContext());
-  std::vector<std::string> names = buildCompilePipeline(pm, options);
+  auto names = buildCompilePipeline(pm, options, module.getLoc());
+  if (failed(names))
+    return failure();
   if (passNames)
-    *passNames = names;
+    *passNames = *names;
   return pm.run(module);
 }
 

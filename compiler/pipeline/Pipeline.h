@@ -3,7 +3,9 @@
 // The one place that decides which passes `mmc compile` runs, in order:
 //   1. shape folding (-mm-fold-shapes),
 //   2. fusion (-mm-fuse-all: every fusion pass in order) unless --no-fusion,
-//   3. canonicalize + cse.
+//   3. for --dtype f16 / bf16, -mm-convert-float-type (after fusion, whose patterns are
+//      written against the exported f32 graphs),
+//   4. canonicalize + cse.
 // Passes are looked up by name in the pass registry, so a pass that is not built yet is
 // skipped; the names of the passes added are returned (and printed by --stats).
 //
@@ -23,11 +25,15 @@ namespace mm {
 struct PipelineOptions {
   bool fusion = true;          ///< run the fusion passes (--no-fusion turns them off)
   std::string target = "cpu";  ///< "cpu" or "cuda"
+  std::string dtype = "f32";   ///< compute type: f32, or f16 / bf16 (-mm-convert-float-type)
 };
 
 /// Adds the compile pipeline's passes to `pm` (a module-level pass manager). Returns the
-/// names of the passes added, for --stats and tests.
-std::vector<std::string> buildCompilePipeline(mlir::PassManager &pm, const PipelineOptions &options);
+/// names of the passes added, for --stats and tests; fails (with a diagnostic on
+/// `loc`) when options.dtype asks for a conversion whose pass is not registered.
+mlir::FailureOr<std::vector<std::string>> buildCompilePipeline(mlir::PassManager &pm,
+                                                               const PipelineOptions &options,
+                                                               mlir::Location loc);
 
 /// Runs the compile pipeline on `module`; diagnostics go to the context's handler.
 mlir::LogicalResult runCompilePipeline(mlir::ModuleOp module, const PipelineOptions &options,

@@ -15,18 +15,19 @@ namespace fb = mm::plan::fb;
 
 namespace mm {
 
+double WeightExtent::sourceRatio() const {
+  return static_cast<double>(planDTypeSize(from)) / static_cast<double>(planDTypeSize(to));
+}
+
 uint32_t WeightTable::add(const std::string &name, std::vector<WeightExtent> extents, Location loc) {
   std::vector<WeightExtent> merged;
   for (WeightExtent &e : extents) {
     if (e.length == 0)
       continue;
     WeightExtent *last = merged.empty() ? nullptr : &merged.back();
-    if (last && !e.bytes && !last->bytes && last->source == e.source &&
-        last->offset + last->length == e.offset) {
-      last->length += e.length;
-      continue;
-    }
-    if (last && e.bytes && last->bytes == e.bytes && last->offset + last->length == e.offset) {
+    if (last && last->from == e.from && last->to == e.to && last->bytes == e.bytes &&
+        last->source == e.source &&
+        last->offset + static_cast<uint64_t>(last->length * last->sourceRatio()) == e.offset) {
       last->length += e.length;
       continue;
     }
@@ -37,7 +38,9 @@ uint32_t WeightTable::add(const std::string &name, std::vector<WeightExtent> ext
   for (const WeightExtent &e : merged) {
     key += (e.bytes ? "inline:" + std::to_string(reinterpret_cast<uintptr_t>(e.bytes.get()))
                     : "file:" + e.source) +
-           "@" + std::to_string(e.offset) + "+" + std::to_string(e.length) + ";";
+           "@" + std::to_string(e.offset) + "+" + std::to_string(e.length) + ":" +
+           std::to_string(static_cast<int>(e.from)) + ">" + std::to_string(static_cast<int>(e.to)) +
+           ";";
     length += e.length;
   }
   auto it = index_.find(key);
@@ -59,7 +62,7 @@ std::vector<WeightExtent> sliceExtents(const std::vector<WeightExtent> &extents,
     uint64_t lo = std::max(pos, begin), hi = std::min(pos + e.length, end);
     if (lo < hi) {
       WeightExtent part = e;
-      part.offset = e.offset + (lo - pos);
+      part.offset = e.offset + static_cast<uint64_t>((lo - pos) * e.sourceRatio());
       part.length = hi - lo;
       out.push_back(std::move(part));
     }
@@ -213,7 +216,8 @@ private:
                            << " bytes at offset " << w.getOffset() << " but its type "
                            << w.getType() << " needs " << bytes;
     r.name = w.getName().str();
-    r.extents = {{w.getSource().str(), static_cast<uint64_t>(w.getOffset()), bytes, nullptr}};
+    r.extents = {{w.getSource().str(), static_cast<uint64_t>(w.getOffset()), bytes, nullptr,
+                  r.dtype, r.dtype}};
     return success();
   }
 
@@ -226,7 +230,7 @@ private:
       return failure();
     auto raw = std::make_shared<const std::vector<uint8_t>>(std::move(*bytes));
     records_[*id].constant = c.getValue();
-    records_[*id].extents = {{"", 0, raw->size(), raw}};
+    records_[*id].extents = {{"", 0, raw->size(), raw, records_[*id].dtype, records_[*id].dtype}};
     return success();
   }
 
@@ -275,9 +279,48 @@ private:
     return true;
   }
 
+  /// mm.cast between f32, f16 and bf16 of a weight or constant: a converted weight,
+  /// written converted (round to nearest even, as the runtime's casts), so the cast does
+  /// not run (mmc compile --dtype f16|bf16 casts every weight).
+  FailureOr<bool> foldWeightCast(CastOp c) {
+    auto it = ids_.find(c.getInput());
+    if (it == ids_.end() || !cast<RankedTensorType>(c.getType()).hasStaticShape())
+      return false;
+    const TensorRecord &in = records_[it->second];
+    auto isHalfOrFloat = [](fb::DType t) {
+      return t == fb::DType::f32 || t == fb::DType::f16 || t == fb::DType::bf16;
+    };
+    auto outType = planDType(cast<RankedTensorType>(c.getType()).getElementType());
+    if ((in.kind != fb::TensorKind::weight && in.kind != fb::TensorKind::constant) ||
+        !isHalfOrFloat(in.dtype) || failed(outType) || !isHalfOrFloat(*outType) ||
+        llvm::any_of(in.extents, [](const WeightExtent &e) { return e.from != e.to; }))
+      return false;
+    auto id = addTensor(c.getResult(), fb::TensorKind::weight, c.getLoc());
+    if (failed(id))
+      return failure();
+    TensorRecord &r = records_[*id];
+    const TensorRecord &src = records_[it->second];
+    r.name = src.name + "." + std::string(fb::EnumNameDType(r.dtype));
+    double shrink = static_cast<double>(planDTypeSize(r.dtype)) / planDTypeSize(src.dtype);
+    for (WeightExtent e : src.extents) {
+      e.to = r.dtype;
+      e.length = static_cast<uint64_t>(e.length * shrink);
+      r.extents.push_back(std::move(e));
+    }
+    ++stats_.foldedCasts;
+    return true;
+  }
+
   LogicalResult visitCompute(Operation &op) {
     if (auto concat = dyn_cast<ConcatOp>(op)) {
       auto folded = foldWeightConcat(concat);
+      if (failed(folded))
+        return failure();
+      if (*folded)
+        return success();
+    }
+    if (auto c = dyn_cast<CastOp>(op)) {
+      auto folded = foldWeightCast(c);
       if (failed(folded))
         return failure();
       if (*folded)

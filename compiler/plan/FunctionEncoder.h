@@ -14,13 +14,20 @@
 
 namespace mm {
 
-/// A run of a weight's bytes: `length` bytes at `offset` of the file `source`, or of
-/// `bytes` (inline constant data) when that is set.
+/// A run of a weight's bytes: `length` bytes (of the plan) from `offset` of the file
+/// `source`, or of `bytes` (inline constant data) when that is set. When `from` differs
+/// from `to` the source holds `from` elements that are converted to `to` while writing
+/// (a folded cast; f32, f16 and bf16), and `offset` counts source bytes.
 struct WeightExtent {
   std::string source;
   uint64_t offset = 0;
   uint64_t length = 0;
   std::shared_ptr<const std::vector<uint8_t>> bytes;
+  plan::fb::DType from = plan::fb::DType::f32;
+  plan::fb::DType to = plan::fb::DType::f32;
+
+  /// Source bytes per plan byte (1 without conversion, 2 for f32 -> 16 bits, ...).
+  double sourceRatio() const;
 };
 
 /// A weight of the blob: the concatenation of its extents (one file slice for an

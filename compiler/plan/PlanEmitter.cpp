@@ -114,7 +114,7 @@ void PlanStats::print(llvm::raw_ostream &os) const {
     os << "  @" << f.name << ": " << f.ops << " ops, " << f.tensors << " tensors ("
        << f.activations << " activations, " << f.weights << " weights, " << f.constants
        << " constants), " << f.kvSlots << " KV-cache slots, " << f.foldedConcats
-       << " weight concats folded\n";
+       << " weight concats and " << f.foldedCasts << " weight casts folded\n";
   os << "  generation metadata: " << (generation ? "yes" : "no");
   if (generation)
     os << " (config: " << (configPath.empty() ? "none found" : configPath) << ")";
@@ -148,7 +148,10 @@ LogicalResult emitPlan(ModuleOp module, const PlanEmitOptions &options, StringRe
   auto target = fbb.CreateString(options.target);
   auto functionsVec = fbb.CreateVector(functions);
   auto weightsVec = fbb.CreateVector(weightRefs);
-  auto root = fb::CreatePlan(fbb, plan::kPlanFormatVersion, producer, target, fb::DType::f32,
+  fb::DType computeDType = options.computeDType == "bf16"  ? fb::DType::bf16
+                          : options.computeDType == "f16" ? fb::DType::f16
+                                                          : fb::DType::f32;
+  auto root = fb::CreatePlan(fbb, plan::kPlanFormatVersion, producer, target, computeDType,
                              functionsVec, weightsVec, plan::kWeightAlignment, weights.blobSize(),
                              *generation);
   fb::FinishPlanBuffer(fbb, root);

@@ -28,6 +28,7 @@ namespace mm {
 struct PlanEmitOptions {
   std::string target = "cpu";   ///< "cpu" or "cuda" (recorded in the plan)
   std::string producer = "mmc"; ///< recorded in the plan, e.g. "mmc 0.1.0"
+  std::string computeDType = "f32"; ///< recorded in the plan: f32, f16 or bf16
   /// The model the module came from: relative weight sources are resolved against its
   /// folder, and config.json is looked up next to it (ModelConfig.h).
   std::string modelPath;
@@ -39,6 +40,7 @@ struct FunctionPlanStats {
   std::string name;
   uint64_t ops = 0, tensors = 0, activations = 0, weights = 0, constants = 0, kvSlots = 0;
   uint64_t foldedConcats = 0; ///< concats of weights written as one weight (no op)
+  uint64_t foldedCasts = 0;   ///< casts of weights written as converted weights (no op)
 };
 
 struct PlanStats {

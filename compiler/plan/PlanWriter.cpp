@@ -1,6 +1,8 @@
 //===- PlanWriter.cpp - write a plan file atomically ------------------------===//
 #include "compiler/plan/PlanWriter.h"
 
+#include "compiler/plan/PlanEncoding.h"
+#include "runtime/core/Half.h"
 #include "runtime/plan/PlanFormat.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -39,34 +41,73 @@ void writeZeros(llvm::raw_ostream &os, uint64_t n) {
   }
 }
 
+/// Element `i` of `data` (dtype f32, f16 or bf16) as float.
+float loadFloat(const char *data, plan::fb::DType t, size_t i) {
+  uint16_t h;
+  float f;
+  switch (t) {
+  case plan::fb::DType::f16:
+    std::memcpy(&h, data + 2 * i, 2);
+    return rt::halfBitsToFloat(h);
+  case plan::fb::DType::bf16:
+    std::memcpy(&h, data + 2 * i, 2);
+    return rt::bf16BitsToFloat(h);
+  default:
+    std::memcpy(&f, data + 4 * i, 4);
+    return f;
+  }
+}
+
+/// Writes `n` source bytes of extent `e` (its `from` elements) as `to` elements.
+void write(llvm::raw_ostream &os, const WeightExtent &e, const char *data, uint64_t n) {
+  if (e.from == e.to) {
+    os.write(data, n);
+    return;
+  }
+  const size_t count = n / planDTypeSize(e.from);
+  std::vector<char> out(count * planDTypeSize(e.to));
+  for (size_t i = 0; i < count; ++i) {
+    float v = loadFloat(data, e.from, i);
+    if (e.to == plan::fb::DType::f32) {
+      std::memcpy(out.data() + 4 * i, &v, 4);
+    } else {
+      uint16_t h = e.to == plan::fb::DType::f16 ? rt::floatToHalfBits(v) : rt::floatToBf16Bits(v);
+      std::memcpy(out.data() + 2 * i, &h, 2);
+    }
+  }
+  os.write(out.data(), out.size());
+}
+
 /// The weights' source files, opened once each.
 class SourceFiles {
 public:
   explicit SourceFiles(StringRef modelDir) : modelDir_(modelDir.str()) {}
 
-  /// Copies one extent into `os`; the diagnostic names `w` on failure.
+  /// Copies one extent into `os`, converting its elements if it says so; the diagnostic
+  /// names `w` on failure.
   LogicalResult copy(llvm::raw_ostream &os, const WeightEntry &w, const WeightExtent &e,
                      std::vector<char> &chunk) {
+    const uint64_t sourceLength = static_cast<uint64_t>(e.length * e.sourceRatio());
     if (e.bytes) {
-      os.write(reinterpret_cast<const char *>(e.bytes->data() + e.offset), e.length);
+      write(os, e, reinterpret_cast<const char *>(e.bytes->data() + e.offset), sourceLength);
       return success();
     }
     Source *src = open(w, e.source);
     if (!src)
       return failure();
-    if (e.offset > src->size || e.length > src->size - e.offset)
+    if (e.offset > src->size || sourceLength > src->size - e.offset)
       return emitError(w.loc) << "weight '" << w.name << "': bytes [" << e.offset << ", "
-                              << e.offset + e.length << ") lie past the end of '" << src->path
-                              << "' (" << src->size << " bytes)";
+                              << e.offset + sourceLength << ") lie past the end of '"
+                              << src->path << "' (" << src->size << " bytes)";
     src->in.clear();
     src->in.seekg(static_cast<std::streamoff>(e.offset));
-    uint64_t left = e.length;
+    uint64_t left = sourceLength;
     while (left > 0 && src->in) {
       size_t k = static_cast<size_t>(std::min<uint64_t>(left, chunk.size()));
       src->in.read(chunk.data(), static_cast<std::streamsize>(k));
       if (static_cast<size_t>(src->in.gcount()) != k)
         break;
-      os.write(chunk.data(), k);
+      write(os, e, chunk.data(), k);
       left -= k;
     }
     if (left != 0)

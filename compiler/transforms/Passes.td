@@ -124,4 +124,25 @@ def FuseAll : Pass<"mm-fuse-all", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mm::MMDialect"];
 }
 
+//===----------------------------------------------------------------------===//
+// Compute type
+//===----------------------------------------------------------------------===//
+
+def ConvertFloatType : Pass<"mm-convert-float-type", "::mlir::func::FuncOp"> {
+  let summary = "Compute in f16 or bf16: f32 activations and weights converted, signature kept";
+  let description = [{
+    f32 arguments are cast to `to` on entry and f32 results back before the return
+    (except the KV cache: past_key_values.* arguments and present.* results take `to`
+    themselves); every f32 mm.weight gets a cast (folded into a converted weight by the
+    plan emitter); an op with a converted operand is converted (its other f32 operands
+    cast, its f32 results retyped). Values computed only from integer arguments and constants (position ids ->
+    rotary cos/sin, attention masks) stay f32 until they meet activations. See
+    ConvertFloatType.cpp.
+  }];
+  let dependentDialects = ["::mm::MMDialect"];
+  let options = [
+    Option<"to", "to", "std::string", /*default=*/"\"bf16\"", "Target type: f16 or bf16">,
+  ];
+}
+
 #endif // MM_TRANSFORMS_PASSES_TD

@@ -4,8 +4,11 @@ reference/generation.json (greedy tokens, exactly) and, with --intermediates, th
 features and the prefill last-position logits against reference/*.npy.
 
 usage: check_generation.py MMRUN PLAN MODEL_DIR WORK_DIR [--intermediates]
-Prints one PASS/FAIL line per check; exits 1 on any failure.
+           [--features-atol A] [--logits-atol A] [--tokens-informational]
+Prints one PASS/FAIL line per check; exits 1 on any failure. --tokens-informational
+prints the tokens without requiring them to match (reduced-precision plans).
 """
+import argparse
 import json
 import os
 import subprocess
@@ -14,12 +17,20 @@ import sys
 sys.path.insert(0, os.path.dirname(__file__))
 import npy  # noqa: E402
 
-# Tolerances of the acceptance criteria (issue 4): f32 CPU vs PyTorch f32 CPU.
-FEATURES_ATOL = 1e-4
-LOGITS_ATOL = 1e-3
-
-mmrun, plan, model, work = sys.argv[1:5]
-intermediates = "--intermediates" in sys.argv[5:]
+ap = argparse.ArgumentParser()
+ap.add_argument("mmrun")
+ap.add_argument("plan")
+ap.add_argument("model")
+ap.add_argument("work")
+ap.add_argument("--intermediates", action="store_true")
+# Defaults: the acceptance criteria of issue 4 (f32 CPU vs PyTorch f32 CPU).
+ap.add_argument("--features-atol", type=float, default=1e-4)
+ap.add_argument("--logits-atol", type=float, default=1e-3)
+ap.add_argument("--tokens-informational", action="store_true")
+args = ap.parse_args()
+mmrun, plan, model, work = args.mmrun, args.plan, args.model, args.work
+intermediates = args.intermediates
+FEATURES_ATOL, LOGITS_ATOL = args.features_atol, args.logits_atol
 ref = os.path.join(model, "reference")
 gen = json.load(open(os.path.join(ref, "generation.json")))
 ids = ",".join(str(i) for i in gen["prompt_ids"])
@@ -32,7 +43,10 @@ if run.returncode != 0:
 result = json.loads(run.stdout)
 ok = True
 want = gen["greedy_new_tokens"]
-if result["tokens"] == want:
+if args.tokens_informational:
+    same = sum(a == b for a, b in zip(result["tokens"], want))
+    print(f"INFO tokens {' '.join(map(str, result['tokens']))} ({same} of {len(want)} as the reference)")
+elif result["tokens"] == want:
     print(f"PASS tokens {' '.join(map(str, want))}")
 else:
     print(f"FAIL tokens: got {result['tokens']}, expected {want}")
