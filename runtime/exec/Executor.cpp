@@ -124,11 +124,9 @@ std::vector<Tensor> Executor::orderInputs(const std::map<std::string, Tensor> &n
     ordered[static_cast<size_t>(i)] = tensor;
   }
   for (size_t i = 0; i < ordered.size(); ++i)
-    if (!ordered[i].data && !(forCache && isPastInput(*fn_, i)) &&
-        fn_->tensors[fn_->inputs[i].tensor].shape != Shape{0})
-      if (!named.count(fn_->inputs[i].name))
-        fail("function '", fn_->name, "': input '", fn_->inputs[i].name, "' (",
-             signatureString(fn_->tensors[fn_->inputs[i].tensor]), ") is missing");
+    if (!named.count(fn_->inputs[i].name) && !(forCache && isPastInput(*fn_, i)))
+      fail("function '", fn_->name, "': input '", fn_->inputs[i].name, "' (",
+           signatureString(fn_->tensors[fn_->inputs[i].tensor]), ") is missing");
   return ordered;
 }
 
