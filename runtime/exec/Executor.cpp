@@ -259,6 +259,7 @@ const Tensor &Executor::kernelInput(Value &v) {
     v.contiguous = v.tensor;
     v.contiguous.data = v.contiguousBlock;
     copyStridedToContiguous(v.tensor, v.strides, v.contiguous.data);
+    ++viewCopies_;
   }
   return v.contiguous;
 }
@@ -271,8 +272,9 @@ void Executor::runOp(size_t i, std::vector<Value> &values) {
     Value &v = values[id];
     if (!v.set)
       opError(i, "input tensor " + std::to_string(id) + " has no value");
-    // mm.shape reads only the shape: a view needs no copy.
-    ins.push_back(op.name == "mm.shape" ? &v.tensor : &kernelInput(v));
+    // mm.shape and mm.dim read only the shape: a view needs no copy.
+    bool shapeOnly = op.name == "mm.shape" || op.name == "mm.dim";
+    ins.push_back(shapeOnly ? &v.tensor : &kernelInput(v));
   }
 
   OpContext ctx(*this, op);

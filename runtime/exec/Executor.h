@@ -10,8 +10,9 @@
 // writes `new` into the cache buffer in place and gives the concat's consumers a view
 // of the cache (strided: the buffer has room for `capacity` positions). Kernels take
 // contiguous tensors only, so a consumer that is a kernel gets a contiguous copy of the
-// view (made once per step and view), except mm.shape, which reads only the shape, and
-// the layout ops the executor applies to views itself (see docs/plan-format.md).
+// view (made once per step and view), except mm.shape and mm.dim, which read only the
+// shape, and mm.attention, which the executor runs on contiguous slices of the cache
+// (ViewAttention.cpp; see docs/plan-format.md).
 //
 // Errors throw mm::rt::Error naming the function, the op (index, name, ONNX node) and
 // the problem; the arena is left ready for the next call.
@@ -66,6 +67,9 @@ public:
   void validateInputs(const std::vector<Tensor> &inputs, const KvCache *cache) const;
 
   const Arena &arena() const { return arena_; }
+  /// Contiguous copies of KV-cache views made for kernels so far (0 when every reader of
+  /// the cache takes views: mm.attention, mm.shape, mm.dim).
+  int64_t viewCopies() const { return viewCopies_; }
   void setProfiling(bool on) { profiling_ = on; }
   const std::map<std::string, OpProfile> &profile() const { return profile_; }
 
@@ -102,6 +106,7 @@ private:
   std::vector<int> appendSlot_;         ///< per op: KV slot index, or -1
   std::vector<std::vector<uint32_t>> releaseAfter_; ///< per op: activations dead after it
   Arena arena_;
+  int64_t viewCopies_ = 0;
   bool profiling_ = false;
   std::map<std::string, OpProfile> profile_;
 };

@@ -69,6 +69,11 @@ void shapeKernel(cpu::KernelContext &ctx, const std::vector<const Tensor *> &in,
     out[0].as<int64_t>()[d] = in[0]->shape[static_cast<size_t>(d)];
 }
 
+void dimKernel(cpu::KernelContext &ctx, const std::vector<const Tensor *> &in, std::vector<Tensor> &out) {
+  out.at(0) = ctx.allocateOutput(0, {1});
+  out[0].as<int64_t>()[0] = in[0]->shape.at(static_cast<size_t>(ctx.attrs().getInt("index")));
+}
+
 void failingKernel(cpu::KernelContext &, const std::vector<const Tensor *> &, std::vector<Tensor> &) {
   fail("test kernel failure");
 }
@@ -83,6 +88,7 @@ cpu::KernelRegistry testKernels() {
   r.add("mm.concat", concatKernel);
   r.add("test.sum", sumKernel);
   r.add("mm.shape", shapeKernel);
+  r.add("mm.dim", dimKernel);
   return r;
 }
 
@@ -173,7 +179,8 @@ TEST(Executor, KernelFailuresAndWrongResultShapesNameTheOp) {
 }
 
 /// decoder(x [1,2,seq,3], past_key_values.0.key [1,2,past,3]):
-///   present.0.key = concat(past, x, axis 2); s = sum(present); past_shape = shape(past)
+///   present.0.key = concat(past, x, axis 2); s = sum(present); past_shape = shape(past);
+///   past_len = dim(past, 2)
 TPlan kvPlan() {
   TPlan p;
   TFunction f;
@@ -181,13 +188,15 @@ TPlan kvPlan() {
   f.tensors = {
       {DType::f32, {1, 2, -1, 3}, {"", "", "seq", ""}, TensorKind::input, "x"},
       {DType::f32, {1, 2, -1, 3}, {"", "", "past", ""}, TensorKind::input, "past_key_values.0.key"},
-      {DType::f32, {1, 2, -1, 3}, {}, TensorKind::activation, "present", 0, {}, 0, 3},
-      {DType::f32, {1}, {}, TensorKind::activation, "s", 0, {}, 1, 3},
-      {DType::i64, {4}, {}, TensorKind::activation, "past_shape", 0, {}, 2, 3},
+      {DType::f32, {1, 2, -1, 3}, {}, TensorKind::activation, "present", 0, {}, 0, 4},
+      {DType::f32, {1}, {}, TensorKind::activation, "s", 0, {}, 1, 4},
+      {DType::i64, {4}, {}, TensorKind::activation, "past_shape", 0, {}, 2, 4},
+      {DType::i64, {1}, {}, TensorKind::activation, "past_len", 0, {}, 3, 4},
   };
-  f.ops = {{"mm.concat", {1, 0}, {2}, {{"axis", 2}}}, {"test.sum", {2}, {3}, {}}, {"mm.shape", {1}, {4}, {}}};
+  f.ops = {{"mm.concat", {1, 0}, {2}, {{"axis", 2}}}, {"test.sum", {2}, {3}, {}},
+           {"mm.shape", {1}, {4}, {}}, {"mm.dim", {1}, {5}, {{"index", 2}}}};
   f.inputs = {{"x", 0}, {"past_key_values.0.key", 1}};
-  f.outputs = {{"present.0.key", 2}, {"s", 3}, {"past_shape", 4}};
+  f.outputs = {{"present.0.key", 2}, {"s", 3}, {"past_shape", 4}, {"past_len", 5}};
   f.slots = {{0, false, 1, 0, 0, 2}};
   p.functions.push_back(f);
   return p;
@@ -224,7 +233,11 @@ TEST(Executor, KvCacheAppendsInPlaceAndMatchesThePlainConcat) {
   EXPECT_EQ(c1[1].as<float>()[0], r1[1].as<float>()[0]);
   EXPECT_EQ(c2[1].as<float>()[0], r2[1].as<float>()[0]);
   EXPECT_EQ(c2[2].as<int64_t>()[2], 3); // shape(past) during step 2
+  EXPECT_EQ(c2[3].as<int64_t>()[0], 3); // dim(past, 2)
   EXPECT_EQ(c2[0].data, nullptr);       // present.* stay in the cache
+  // test.sum (a kernel) needed a contiguous copy of the view in each cache step;
+  // mm.shape and mm.dim took the past view as is.
+  EXPECT_EQ(ex.viewCopies(), 2);
   // The cache holds exactly the plain run's present.0.key, per head.
   const Tensor &buf = cache.buffer(0);
   for (int h = 0; h < 2; ++h)
@@ -363,6 +376,7 @@ TEST(Executor, AttentionReadsKvCacheViewsWithoutCopies) {
     attentionCalls = 0;
     std::vector<Tensor> c2 = ex.run({in2[0], in2[1], in2[2], in2[3], Tensor(), Tensor()}, &cache);
     EXPECT_EQ(attentionCalls, 4);
+    EXPECT_EQ(ex.viewCopies(), 0);
     // Every tensor here is a function input or output: a contiguous copy of K or V would
     // be the only thing ever put in the arena.
     EXPECT_EQ(ex.arena().peak(), 0u);

@@ -105,6 +105,7 @@ int runGenerate(std::shared_ptr<const Plan> plan, const GenerateOptions &o, llvm
     }
     llvm::errs() << "decoder ";
     printProfile(gen.decoder().profile(), llvm::errs());
+    llvm::errs() << "KV-cache view copies: " << gen.decoder().viewCopies() << "\n";
   }
   return 0;
 }
