@@ -47,6 +47,11 @@ FailureOr<std::vector<std::string>> buildCompilePipeline(PassManager &pm,
   fpm.addPass(createCSEPass());
   names.push_back("canonicalize");
   names.push_back("cse");
+  if (options.target == "cuda") {
+    if (!addRegisteredPass(fpm, "mm-plan-cuda-graphs"))
+      return emitError(loc) << "cannot compile for cuda: -mm-plan-cuda-graphs is not available";
+    names.push_back("mm-plan-cuda-graphs");
+  }
   return names;
 }
 

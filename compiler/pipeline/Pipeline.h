@@ -5,7 +5,9 @@
 //   2. fusion (-mm-fuse-all: every fusion pass in order) unless --no-fusion,
 //   3. for --dtype f16 / bf16, -mm-convert-float-type (after fusion, whose patterns are
 //      written against the exported f32 graphs),
-//   4. canonicalize + cse.
+//   4. canonicalize + cse,
+//   5. for --target cuda, -mm-plan-cuda-graphs last (op placement and CUDA-graph segments,
+//      recorded in the plan; docs/cuda-graphs.md).
 // Passes are looked up by name in the pass registry, so a pass that is not built yet is
 // skipped; the names of the passes added are returned (and printed by --stats).
 //

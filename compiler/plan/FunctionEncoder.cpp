@@ -120,6 +120,14 @@ struct OpRecord {
   std::vector<flatbuffers::Offset<fb::Attribute>> attributes;
   std::string location;
   Operation *op;
+  fb::Placement placement = fb::Placement::unplanned;
+  int32_t segment = -1;
+};
+
+/// A CUDA-graph segment from the function's `mm.segments` (-mm-plan-cuda-graphs).
+struct SegmentRecord {
+  uint32_t first = 0, last = 0;
+  std::string end;
 };
 
 /// Numbers the tensors of one function and writes it. Weights and constants are written
@@ -150,9 +158,13 @@ public:
       r.dimNames = dimNames(fn_.getArgAttrOfType<ArrayAttr>(arg.getArgNumber(), "mm.dims"),
                             r.shape.size());
     }
+    if (failed(readSegments()))
+      return failure();
     for (Operation &op : body.getOperations())
       if (failed(visit(op)))
         return failure();
+    if (failed(checkSegments()))
+      return failure();
     return finish();
   }
 
@@ -164,6 +176,81 @@ private:
         if (auto s = dyn_cast<StringAttr>(dims[d]))
           names[d] = s.str();
     return names;
+  }
+
+  /// Reads the function's `mm.segments` ({first, last, end} dictionaries), if planned.
+  LogicalResult readSegments() {
+    Attribute attr = fn_->getAttr("mm.segments");
+    if (!attr)
+      return success();
+    auto list = dyn_cast<ArrayAttr>(attr);
+    if (!list)
+      return fn_.emitError() << "mm.segments must be an array of {first, last, end}";
+    planned_ = true;
+    for (Attribute a : list) {
+      auto dict = dyn_cast<DictionaryAttr>(a);
+      auto first = dict ? dict.getAs<IntegerAttr>("first") : IntegerAttr();
+      auto last = dict ? dict.getAs<IntegerAttr>("last") : IntegerAttr();
+      auto end = dict ? dict.getAs<StringAttr>("end") : StringAttr();
+      if (!first || !last || !end || first.getInt() < 0 || last.getInt() < first.getInt())
+        return fn_.emitError() << "mm.segments entry " << a
+                               << " is not {first = i64, last = i64 >= first, end = string}";
+      segments_.push_back({static_cast<uint32_t>(first.getInt()),
+                           static_cast<uint32_t>(last.getInt()), end.str()});
+    }
+    return success();
+  }
+
+  /// The op's `mm.placement` and `mm.segment` (-mm-plan-cuda-graphs) into `rec`: every op
+  /// of a planned function has a placement, device ops a segment of the function.
+  LogicalResult readPlacement(Operation &op, OpRecord &rec) {
+    auto placement = op.getAttrOfType<StringAttr>("mm.placement");
+    if (!placement) {
+      if (planned_ || op.hasAttr("mm.placement") || op.hasAttr("mm.segment"))
+        return op.emitError() << "op without a valid mm.placement in a function planned by "
+                                 "-mm-plan-cuda-graphs (run it last)";
+      return success();
+    }
+    if (!planned_)
+      return op.emitError() << "mm.placement on an op of a function without mm.segments";
+    if (placement.getValue() != "host" && placement.getValue() != "device")
+      return op.emitError() << "mm.placement must be \"host\" or \"device\", not " << placement;
+    auto segment = op.getAttrOfType<IntegerAttr>("mm.segment");
+    if (placement.getValue() == "host") {
+      if (op.hasAttr("mm.segment"))
+        return op.emitError() << "mm.segment on an op placed on the host";
+      rec.placement = fb::Placement::host;
+      return success();
+    }
+    if (!segment || segment.getInt() < 0 ||
+        segment.getInt() >= static_cast<int64_t>(segments_.size()))
+      return op.emitError() << "device op without an mm.segment among the function's "
+                            << segments_.size() << " segments";
+    rec.placement = fb::Placement::device;
+    rec.segment = static_cast<int32_t>(segment.getInt());
+    return success();
+  }
+
+  /// Each segment's [first, last] must be the range of its device ops among the ops the
+  /// plan holds: the pass numbers ops as this encoder does (no weights, constants or
+  /// folded weight concats / casts).
+  LogicalResult checkSegments() {
+    std::vector<int64_t> lo(segments_.size(), -1), hi(segments_.size(), -1);
+    for (size_t i = 0; i < ops_.size(); ++i) {
+      int32_t s = ops_[i].segment;
+      if (s < 0)
+        continue;
+      if (lo[s] < 0)
+        lo[s] = static_cast<int64_t>(i);
+      hi[s] = static_cast<int64_t>(i);
+    }
+    for (size_t s = 0; s < segments_.size(); ++s)
+      if (lo[s] != segments_[s].first || hi[s] != segments_[s].last)
+        return fn_.emitError() << "mm.segments[" << s << "] covers ops [" << segments_[s].first
+                               << ", " << segments_[s].last << "] but its device ops in the "
+                               << "plan are [" << lo[s] << ", " << hi[s]
+                               << "]: run -mm-plan-cuda-graphs last";
+    return success();
   }
 
   FailureOr<uint32_t> addTensor(Value v, fb::TensorKind kind, Location loc) {
@@ -348,7 +435,7 @@ private:
       rec.outputs.push_back(*id);
     }
     auto attrs = encodeAttributes(fbb_, &op);
-    if (failed(attrs))
+    if (failed(attrs) || failed(readPlacement(op, rec)))
       return failure();
     rec.attributes = std::move(*attrs);
     ops_.push_back(std::move(rec));
@@ -423,8 +510,14 @@ private:
       auto name = fbb_.CreateString(o.name);
       auto inputs = remap(o.inputs), outputs = remap(o.outputs);
       auto attrs = fbb_.CreateVector(o.attributes);
-      ops.push_back(fb::CreateOp(fbb_, name, inputs, outputs, attrs, fbb_.CreateString(o.location)));
+      ops.push_back(fb::CreateOp(fbb_, name, inputs, outputs, attrs,
+                                 fbb_.CreateString(o.location), o.placement, o.segment));
+      stats_.hostOps += o.placement == fb::Placement::host;
+      stats_.deviceOps += o.placement == fb::Placement::device;
     }
+    std::vector<flatbuffers::Offset<fb::GraphSegment>> segments;
+    for (const SegmentRecord &s : segments_)
+      segments.push_back(fb::CreateGraphSegment(fbb_, s.first, s.last, fbb_.CreateString(s.end)));
     std::vector<flatbuffers::Offset<fb::Value>> inputs, outputs;
     for (BlockArgument arg : fn_.getBody().front().getArguments()) {
       uint32_t id = ids_[arg];
@@ -441,9 +534,14 @@ private:
     stats_.ops = ops.size();
     stats_.tensors = tensors.size();
     stats_.kvSlots = slots.size();
+    stats_.planned = planned_;
+    stats_.segments = segments.size();
     return fb::CreateFunction(fbb_, fbb_.CreateString(stats_.name), fbb_.CreateVector(tensors),
                               fbb_.CreateVector(ops), fbb_.CreateVector(inputs),
-                              fbb_.CreateVector(outputs), fbb_.CreateVector(slots));
+                              fbb_.CreateVector(outputs), fbb_.CreateVector(slots),
+                              planned_ ? fbb_.CreateVector(segments)
+                                       : flatbuffers::Offset<flatbuffers::Vector<
+                                             flatbuffers::Offset<fb::GraphSegment>>>());
   }
 
   flatbuffers::FlatBufferBuilder &fbb_;
@@ -455,6 +553,8 @@ private:
   llvm::DenseMap<Value, uint32_t> ids_;
   std::vector<OpRecord> ops_;
   std::vector<std::pair<std::string, uint32_t>> outputs_;
+  bool planned_ = false; ///< the function has mm.segments (-mm-plan-cuda-graphs ran)
+  std::vector<SegmentRecord> segments_;
 };
 
 } // namespace

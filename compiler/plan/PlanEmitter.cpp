@@ -115,6 +115,10 @@ void PlanStats::print(llvm::raw_ostream &os) const {
        << f.activations << " activations, " << f.weights << " weights, " << f.constants
        << " constants), " << f.kvSlots << " KV-cache slots, " << f.foldedConcats
        << " weight concats and " << f.foldedCasts << " weight casts folded\n";
+  for (const FunctionPlanStats &f : functions)
+    if (f.planned)
+      os << "  @" << f.name << " on cuda: " << f.hostOps << " host ops, " << f.deviceOps
+         << " device ops, " << f.segments << " CUDA-graph segments\n";
   os << "  generation metadata: " << (generation ? "yes" : "no");
   if (generation)
     os << " (config: " << (configPath.empty() ? "none found" : configPath) << ")";

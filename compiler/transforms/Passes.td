@@ -145,4 +145,34 @@ def ConvertFloatType : Pass<"mm-convert-float-type", "::mlir::func::FuncOp"> {
   ];
 }
 
+//===----------------------------------------------------------------------===//
+// CUDA target
+//===----------------------------------------------------------------------===//
+
+def PlanCudaGraphs : Pass<"mm-plan-cuda-graphs", "::mlir::func::FuncOp"> {
+  let summary = "Place each op on the host or the GPU and split the launches into CUDA-graph segments";
+  let description = [{
+    Runs last in `mmc compile --target cuda` (docs/cuda-graphs.md). Residency: integer
+    and i1 arguments and mm.constant results live on the host, other arguments and
+    mm.weight results on the device (weights keep their host copy in the mapped plan, so
+    a host op may read them without a sync). An op runs on the device when the CUDA
+    executor implements it (the launch table of runtime/cudaexec, listed in
+    PlanCudaGraphs.cpp) and one of its data operands is on the device; otherwise on the
+    host (mm.dim and mm.shape, which read only shapes, always on the host); a cheap
+    device op (layout, elementwise, cast) reading only weights and host values whose
+    results only host ops read moves to the host (no download needed). A host op that
+    reads a device value, or a device op whose shape operand (reshape / expand shape,
+    slice starts / ends / axes / steps) is on the device, forces a download: it ends the
+    current segment. Segments are the maximal runs of device ops between such points.
+    Sets `mm.placement` ("host" / "device") on every op the plan holds, `mm.segment`
+    (i64) on device ops, and on the function `mm.segments`: one dictionary
+    {first, last, end} per segment, first / last counting the ops the plan emitter
+    writes (not mm.weight, mm.constant, nor the weight concats and casts it folds) and
+    end the reason the segment ends ("end of function", "host op <name> reads a device
+    value", "data-dependent shape"). Fails on ops of other dialects and on arguments
+    or operands that are not ranked tensors.
+  }];
+  let dependentDialects = ["::mm::MMDialect"];
+}
+
 #endif // MM_TRANSFORMS_PASSES_TD

@@ -181,7 +181,43 @@ private:
       for (uint32_t i = 0; i < ff.kv_cache()->size(); ++i)
         f.kvSlots.push_back(decodeKvSlot(*ff.kv_cache()->Get(i), f,
                                          where + " kv_cache[" + std::to_string(i) + "]"));
+    decodeSegments(ff, f, where);
     return f;
+  }
+
+  /// Segments are ordered, disjoint op ranges; every device op names the segment whose
+  /// range holds it; other ops name none; a function with segments has no unplanned op.
+  void decodeSegments(const plan::fb::Function &ff, FunctionInfo &f, const std::string &where) {
+    if (ff.segments())
+      for (uint32_t i = 0; i < ff.segments()->size(); ++i) {
+        const plan::fb::GraphSegment *s = ff.segments()->Get(i);
+        SegmentInfo seg{s->first_op(), s->last_op(), str(s->end_reason())};
+        if (seg.firstOp > seg.lastOp || seg.lastOp >= f.ops.size())
+          bad(where, " segments[", i, "]: ops [", seg.firstOp, ", ", seg.lastOp,
+              "] are not a range of its ", f.ops.size(), " ops");
+        if (i > 0 && seg.firstOp <= f.segments.back().lastOp)
+          bad(where, " segments[", i, "]: first_op ", seg.firstOp,
+              " is not after the previous segment's last_op ", f.segments.back().lastOp);
+        f.segments.push_back(std::move(seg));
+      }
+    for (size_t i = 0; i < f.ops.size(); ++i) {
+      const OpInfo &op = f.ops[i];
+      if (op.placement != Placement::device) {
+        if (op.segment != -1)
+          bad(where, " op ", i, " (", op.name, "): segment ", op.segment,
+              " for an op not placed on the device");
+        if (op.placement == Placement::unplanned && !f.segments.empty())
+          bad(where, " op ", i, " (", op.name, "): placement unplanned in a planned function");
+        continue;
+      }
+      if (op.segment < 0 || static_cast<size_t>(op.segment) >= f.segments.size())
+        bad(where, " op ", i, " (", op.name, "): segment ", op.segment, " out of range (",
+            f.segments.size(), " segments)");
+      const SegmentInfo &seg = f.segments[op.segment];
+      if (i < seg.firstOp || i > seg.lastOp)
+        bad(where, " op ", i, " (", op.name, "): segment ", op.segment, " covers ops [",
+            seg.firstOp, ", ", seg.lastOp, "] only");
+    }
   }
 
   TensorInfo decodeTensor(const plan::fb::Tensor &ft, const std::string &where) {
@@ -250,6 +286,10 @@ private:
     };
     op.inputs = ids(fo.inputs(), "input");
     op.outputs = ids(fo.outputs(), "output");
+    if (fo.placement() > plan::fb::Placement::device)
+      bad(where, " (", op.name, "): unknown placement ", static_cast<int>(fo.placement()));
+    op.placement = static_cast<Placement>(fo.placement());
+    op.segment = fo.segment();
     op.attrs = Attrs(op.name);
     if (fo.attributes())
       for (const plan::fb::Attribute *a : *fo.attributes())

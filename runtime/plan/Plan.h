@@ -37,12 +37,28 @@ struct TensorInfo {
   int32_t lastOp = -1;
 };
 
+/// Where the CUDA runtime runs an op (-mm-plan-cuda-graphs; docs/cuda-graphs.md).
+/// unplanned: the plan was compiled without the pass (the CPU runtime ignores it).
+enum class Placement : uint8_t { unplanned, host, device };
+
 struct OpInfo {
   std::string name;               ///< "mm.matmul"
   std::vector<uint32_t> inputs;   ///< tensor ids
   std::vector<uint32_t> outputs;  ///< tensor ids
   Attrs attrs;
   std::string location;           ///< ONNX node, for messages
+  Placement placement = Placement::unplanned;
+  /// placement = device: index into FunctionInfo::segments; -1 otherwise.
+  int32_t segment = -1;
+};
+
+/// A run of device ops captured as one CUDA graph: ops [firstOp, lastOp] of the function
+/// (host ops among them read no device data; the runtime runs them before launching).
+/// endReason: "end of function", "host op <name> reads a device value" or
+/// "data-dependent shape".
+struct SegmentInfo {
+  uint32_t firstOp = 0, lastOp = 0;
+  std::string endReason;
 };
 
 /// A named function argument or result.
@@ -70,6 +86,8 @@ struct FunctionInfo {
   std::vector<ValueInfo> inputs;
   std::vector<ValueInfo> outputs;
   std::vector<KvSlotInfo> kvSlots;
+  /// CUDA-graph segments in op order; empty when unplanned or no op runs on the device.
+  std::vector<SegmentInfo> segments;
 
   /// Index of the input named `name`, or -1.
   int inputIndex(const std::string &name) const;

@@ -154,6 +154,64 @@ TEST(PlanLoader, UseBeforeDefinitionAndBadLiveness) {
   EXPECT_NE(loadError(buildPlanBytes(p)).find("live to the end"), std::string::npos);
 }
 
+/// addPlan() as the CUDA planner would write it: op 0 on the host, op 1 on the device in
+/// segment 0.
+TPlan plannedAddPlan() {
+  TPlan p = addPlan();
+  p.functions[0].ops[0].placement = rt::Placement::host;
+  p.functions[0].ops[1].placement = rt::Placement::device;
+  p.functions[0].ops[1].segment = 0;
+  p.functions[0].segments = {{1, 1, "end of function"}};
+  return p;
+}
+
+TEST(PlanLoader, DecodesPlacementAndSegments) {
+  auto unplanned = loadPlanBytes(buildPlanBytes(addPlan()));
+  EXPECT_EQ(unplanned->function("f").ops[1].placement, rt::Placement::unplanned);
+  EXPECT_EQ(unplanned->function("f").ops[1].segment, -1);
+  EXPECT_TRUE(unplanned->function("f").segments.empty());
+
+  auto plan = loadPlanBytes(buildPlanBytes(plannedAddPlan()));
+  const rt::FunctionInfo &f = plan->function("f");
+  EXPECT_EQ(f.ops[0].placement, rt::Placement::host);
+  EXPECT_EQ(f.ops[0].segment, -1);
+  EXPECT_EQ(f.ops[1].placement, rt::Placement::device);
+  EXPECT_EQ(f.ops[1].segment, 0);
+  ASSERT_EQ(f.segments.size(), 1u);
+  EXPECT_EQ(f.segments[0].firstOp, 1u);
+  EXPECT_EQ(f.segments[0].lastOp, 1u);
+  EXPECT_EQ(f.segments[0].endReason, "end of function");
+}
+
+TEST(PlanLoader, RejectsBadSegments) {
+  TPlan p = plannedAddPlan();
+  p.functions[0].ops[1].segment = 1;
+  EXPECT_NE(loadError(buildPlanBytes(p)).find("function 'f' op 1 (mm.add): segment 1 out of range (1 segments)"),
+            std::string::npos);
+  p = plannedAddPlan();
+  p.functions[0].segments[0] = {1, 2, "end of function"};
+  EXPECT_NE(loadError(buildPlanBytes(p)).find("function 'f' segments[0]: ops [1, 2] are not a range of its 2 ops"),
+            std::string::npos);
+  p = plannedAddPlan();
+  p.functions[0].segments[0] = {0, 0, "end of function"};
+  EXPECT_NE(loadError(buildPlanBytes(p)).find("segment 0 covers ops [0, 0] only"), std::string::npos);
+  p = plannedAddPlan();
+  p.functions[0].segments.push_back({1, 1, "end of function"});
+  EXPECT_NE(loadError(buildPlanBytes(p)).find("is not after the previous segment's last_op"),
+            std::string::npos);
+  p = plannedAddPlan();
+  p.functions[0].ops[0].segment = 0;
+  EXPECT_NE(loadError(buildPlanBytes(p)).find("segment 0 for an op not placed on the device"),
+            std::string::npos);
+  p = plannedAddPlan();
+  p.functions[0].ops[0].placement = rt::Placement::unplanned;
+  EXPECT_NE(loadError(buildPlanBytes(p)).find("placement unplanned in a planned function"),
+            std::string::npos);
+  p = plannedAddPlan();
+  p.functions[0].ops[0].placement = static_cast<rt::Placement>(7);
+  EXPECT_NE(loadError(buildPlanBytes(p)).find("unknown placement 7"), std::string::npos);
+}
+
 TEST(PlanLoader, WeightSizeMustMatchItsType) {
   TPlan p = addPlan();
   p.functions[0].tensors[1].shape = {5};
@@ -180,7 +238,7 @@ TEST(PlanLoader, UnknownFunctionListsTheAvailableOnes) {
 /// Random truncations and bit flips of a valid plan (with a KV slot and a weight) must
 /// load or fail with Error, never crash. Bounded: a fixed number of iterations and seed.
 TEST(PlanLoader, FuzzTruncatedAndBitFlippedPlans) {
-  TPlan p = addPlan();
+  TPlan p = plannedAddPlan(); // with placements and a CUDA-graph segment
   p.functions[0].tensors[0].dims = {"n"};
   std::string valid = buildPlanBytes(p);
   std::mt19937_64 rng(20240917);
@@ -206,6 +264,13 @@ TEST(PlanLoader, FuzzTruncatedAndBitFlippedPlans) {
         for (const rt::OpInfo &op : f.ops)
           for (uint32_t id : op.inputs)
             ASSERT_LT(id, f.tensors.size());
+      for (const rt::FunctionInfo &f : plan->functions())
+        for (size_t i = 0; i < f.ops.size(); ++i)
+          if (f.ops[i].placement == rt::Placement::device) {
+            ASSERT_LT(static_cast<size_t>(f.ops[i].segment), f.segments.size());
+            ASSERT_LE(f.segments[f.ops[i].segment].firstOp, i);
+            ASSERT_GE(f.segments[f.ops[i].segment].lastOp, i);
+          }
       ++loaded;
     } catch (const rt::Error &) {
       ++rejected;

@@ -45,7 +45,8 @@ std::string buildPlanBytes(const TPlan &p) {
       auto in = fbb.CreateVector(o.inputs);
       auto out = fbb.CreateVector(o.outputs);
       auto at = fbb.CreateVector(attrs);
-      ops.push_back(fb::CreateOp(fbb, name, in, out, at, fbb.CreateString("test")));
+      ops.push_back(fb::CreateOp(fbb, name, in, out, at, fbb.CreateString("test"),
+                                 static_cast<fb::Placement>(o.placement), o.segment));
     }
     auto values = [&](const std::vector<std::pair<std::string, uint32_t>> &vs) {
       std::vector<flatbuffers::Offset<fb::Value>> out;
@@ -63,7 +64,14 @@ std::string buildPlanBytes(const TPlan &p) {
     auto tv = fbb.CreateVector(tensors);
     auto ov = fbb.CreateVector(ops);
     auto sv = fbb.CreateVector(slots);
-    functions.push_back(fb::CreateFunction(fbb, name, tv, ov, inputs, outputs, sv));
+    std::vector<flatbuffers::Offset<fb::GraphSegment>> segments;
+    for (const rt::SegmentInfo &s : f.segments)
+      segments.push_back(
+          fb::CreateGraphSegment(fbb, s.firstOp, s.lastOp, fbb.CreateString(s.endReason)));
+    flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::GraphSegment>>> gv;
+    if (!f.segments.empty())
+      gv = fbb.CreateVector(segments);
+    functions.push_back(fb::CreateFunction(fbb, name, tv, ov, inputs, outputs, sv, gv));
   }
   std::vector<flatbuffers::Offset<fb::WeightRef>> weights;
   std::string blob;

@@ -32,6 +32,8 @@ struct TOp {
   std::string name;
   std::vector<uint32_t> inputs, outputs;
   std::vector<std::pair<std::string, int64_t>> ints;
+  rt::Placement placement = rt::Placement::unplanned;
+  int32_t segment = -1;
 };
 
 struct TSlot {
@@ -47,6 +49,7 @@ struct TFunction {
   std::vector<TOp> ops;
   std::vector<std::pair<std::string, uint32_t>> inputs, outputs;
   std::vector<TSlot> slots;
+  std::vector<rt::SegmentInfo> segments; ///< written only when not empty
 };
 
 struct TWeight {

@@ -31,6 +31,25 @@ static void printValues(const FunctionInfo &fn, const std::vector<ValueInfo> &va
     os << "    " << what << " " << v.name << ": " << signatureString(fn.tensors[v.tensor]) << "\n";
 }
 
+/// The CUDA placement of `fn`'s ops and its CUDA-graph segments, if it was planned
+/// (-mm-plan-cuda-graphs; docs/cuda-graphs.md).
+static void printPlacement(const FunctionInfo &fn, llvm::raw_ostream &os) {
+  size_t host = 0, device = 0;
+  for (const OpInfo &op : fn.ops) {
+    host += op.placement == Placement::host;
+    device += op.placement == Placement::device;
+  }
+  if (host + device == 0)
+    return;
+  os << "    cuda placement: " << host << " host ops, " << device << " device ops, "
+     << fn.segments.size() << " CUDA-graph segments\n";
+  for (size_t i = 0; i < fn.segments.size(); ++i) {
+    const SegmentInfo &s = fn.segments[i];
+    os << "    segment " << i << ": ops " << s.firstOp << ".." << s.lastOp << ", ends: "
+       << s.endReason << "\n";
+  }
+}
+
 int printInfo(const Plan &plan, llvm::raw_ostream &os) {
   os << "plan " << plan.origin() << ": format " << plan.formatVersion() << ", producer '"
      << plan.producer() << "', target " << plan.target() << ", weights "
@@ -44,6 +63,7 @@ int printInfo(const Plan &plan, llvm::raw_ostream &os) {
        << " KV-cache slots\n";
     printValues(fn, fn.inputs, "input", os);
     printValues(fn, fn.outputs, "output", os);
+    printPlacement(fn, os);
   }
   const GenerationInfo &g = plan.generation();
   if (g.present) {

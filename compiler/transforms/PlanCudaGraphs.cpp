@@ -1,0 +1,332 @@
+//===- PlanCudaGraphs.cpp - the -mm-plan-cuda-graphs pass -------------------===//
+//
+// Decides, for `mmc compile --target cuda`, where the CUDA runtime runs each op of a
+// function and splits its device launches into segments that can be captured as CUDA
+// graphs (docs/cuda-graphs.md).
+//
+// Residency of values:
+//  - arguments with an integer (or i1) element type: host; other arguments: device;
+//  - mm.constant results: host (the runtime uploads a constant once, at load, when a
+//    device op reads it);
+//  - mm.weight results, and the weight concats and casts the plan emitter folds into
+//    weights (FunctionEncoder.cpp): "weight", uploaded at load and still readable on the
+//    host in the mapped plan, so reading one never needs a synchronisation;
+//  - an op's results: where the op runs.
+// Placement: mm.dim and mm.shape read only shapes and run on the host. Any other op runs
+// on the device when the CUDA executor implements it (kCudaOps below) and one of its data
+// operands (not a shape operand) is on the device or a weight; otherwise on the host, so
+// integer, mask and position computations over host inputs stay on the host and their
+// results are uploaded where a device op reads them. One refinement: a cheap device op
+// (layout, elementwise, cast) that reads only weights and host values and whose results
+// only host ops read runs on the host instead, as running it on the device would only
+// force a download (a mask buffer expanded for mm.where, in dynamo exports).
+// Segments: a host op reading a device value needs a download (a sync), and so does a
+// device op whose shape operand (kShapeOperands) is on the device: either ends the open
+// segment. A segment is a maximal run of device ops (in op order) between such points;
+// host ops that read no device data do not split segments (the runtime runs them before
+// launching the segment).
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/transforms/Passes.h"
+#include "mm/MMDialect.h"
+#include "mm/MMOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringSet.h"
+
+namespace mm {
+#define GEN_PASS_DEF_PLANCUDAGRAPHS
+#include "compiler/transforms/Passes.h.inc"
+} // namespace mm
+
+using namespace mlir;
+
+namespace {
+
+/// Ops the CUDA executor launches on the GPU whatever their element types. This list
+/// must match the launch table of the CUDA executor (runtime/cudaexec); the
+/// element-type-dependent ones are kCudaFloatOps, mm.cast and mm.conv (isCudaOp).
+constexpr const char *kCudaOps[] = {
+    "mm.linear",     "mm.matmul",    "mm.attention",  "mm.layer_norm", "mm.add_layer_norm",
+    "mm.rms_norm",   "mm.add_rms_norm", "mm.rotary",  "mm.swiglu",     "mm.gelu",
+    "mm.quick_gelu", "mm.silu",      "mm.relu",       "mm.reshape",    "mm.flatten",
+    "mm.squeeze",    "mm.unsqueeze", "mm.transpose",  "mm.concat",     "mm.split",
+    "mm.slice",      "mm.expand",    "mm.gather"};
+/// Elementwise binary ops the CUDA executor runs when the result is f32, f16 or bf16.
+constexpr const char *kCudaFloatOps[] = {"mm.add", "mm.sub", "mm.mul", "mm.div",
+                                         "mm.pow", "mm.max", "mm.min"};
+
+/// Where a value lives while the CUDA runtime runs the function.
+enum class Residency { host, device, weight };
+
+bool isCudaFloat(Type t) {
+  auto tensor = dyn_cast<RankedTensorType>(t);
+  Type e = tensor ? tensor.getElementType() : t;
+  return e.isF32() || e.isF16() || e.isBF16();
+}
+
+/// The patch-embedding convolution the CUDA executor implements (as an im2col GEMM):
+/// 2-D, stride = kernel size, no padding, no dilation, one group, static kernel.
+bool isPatchEmbedding(mm::ConvOp conv) {
+  auto weight = cast<RankedTensorType>(conv.getWeight().getType());
+  if (cast<RankedTensorType>(conv.getInput().getType()).getRank() != 4 || weight.getRank() != 4 ||
+      weight.isDynamicDim(2) || weight.isDynamicDim(3) || conv.getGroup() != 1)
+    return false;
+  ArrayRef<int64_t> strides = conv.getStrides(), pads = conv.getPads(),
+                    dilations = conv.getDilations();
+  return strides.size() == 2 && strides[0] == weight.getDimSize(2) &&
+         strides[1] == weight.getDimSize(3) &&
+         llvm::all_of(pads, [](int64_t p) { return p == 0; }) &&
+         llvm::all_of(dilations, [](int64_t d) { return d == 1; });
+}
+
+/// Operands of device-capable ops that decide the result's shape: the runtime reads them
+/// on the host to size the output (reshape / expand shape, slice starts / ends / axes /
+/// steps). Returns the index of the first one (they run to the last operand), or the
+/// number of operands when there are none.
+unsigned firstShapeOperand(Operation *op) {
+  if (isa<mm::ReshapeOp, mm::ExpandOp, mm::SliceOp>(op))
+    return 1;
+  return op->getNumOperands();
+}
+
+/// A weight-like value in the plan emitter's sense (FunctionEncoder.cpp): an mm.weight or
+/// mm.constant, or a concat / cast of them the emitter writes as a new weight.
+struct Foldable {
+  bool weight = false;    ///< a weight (else an mm.constant)
+  bool converted = false; ///< holds bytes converted from another float type
+};
+
+class Planner {
+public:
+  Planner(func::FuncOp fn, const llvm::StringSet<> &cudaOps, const llvm::StringSet<> &floatOps)
+      : fn_(fn), cudaOps_(cudaOps), floatOps_(floatOps), b_(fn.getContext()) {}
+
+  LogicalResult run() {
+    Block &body = fn_.getBody().front();
+    for (BlockArgument arg : body.getArguments()) {
+      auto type = dyn_cast<RankedTensorType>(arg.getType());
+      if (!type)
+        return fn_.emitError() << "argument #" << arg.getArgNumber() << " of type "
+                               << arg.getType() << " cannot be placed (ranked tensors only)";
+      where_[arg] = isa<IntegerType>(type.getElementType()) ? Residency::host : Residency::device;
+    }
+    for (Operation &op : body.getOperations()) {
+      op.removeAttr("mm.placement");
+      op.removeAttr("mm.segment");
+      if (isa<func::ReturnOp>(op))
+        continue;
+      if (!isa_and_nonnull<mm::MMDialect>(op.getDialect()) || op.getNumRegions() != 0)
+        return op.emitError() << "op '" << op.getName()
+                              << "' cannot be placed: the CUDA runtime runs mm ops only";
+      if (!visitFoldable(op)) {
+        ops_.push_back(&op);
+        decide(op);
+      }
+    }
+    keepHostWorkOnHost();
+    for (size_t i = 0; i < ops_.size(); ++i)
+      assign(*ops_[i], static_cast<int64_t>(i));
+    endSegment("end of function");
+    fn_->setAttr("mm.segments", b_.getArrayAttr(segments_));
+    return success();
+  }
+
+private:
+  /// mm.weight, mm.constant and the concats / casts of them that the plan emitter folds
+  /// into weights (the same conditions as FunctionEncoder::foldWeightConcat / Cast): no
+  /// op in the plan, so no placement and no op index. Returns whether `op` is one.
+  bool visitFoldable(Operation &op) {
+    std::optional<Foldable> folded;
+    if (isa<mm::WeightOp>(op))
+      folded = Foldable{true, false};
+    else if (isa<mm::ConstantOp>(op))
+      folded = Foldable{false, false};
+    else if (auto concat = dyn_cast<mm::ConcatOp>(op))
+      folded = foldedConcat(concat);
+    else if (auto c = dyn_cast<mm::CastOp>(op))
+      folded = foldedCast(c);
+    if (!folded)
+      return false;
+    foldable_[op.getResult(0)] = *folded;
+    where_[op.getResult(0)] = folded->weight ? Residency::weight : Residency::host;
+    return true;
+  }
+
+  std::optional<Foldable> foldedConcat(mm::ConcatOp concat) {
+    if (!cast<RankedTensorType>(concat.getType()).hasStaticShape())
+      return std::nullopt;
+    Foldable out{false, false};
+    for (Value v : concat.getInputs()) {
+      auto it = foldable_.find(v);
+      if (it == foldable_.end() || !cast<RankedTensorType>(v.getType()).hasStaticShape())
+        return std::nullopt;
+      out.weight |= it->second.weight;
+      out.converted |= it->second.converted;
+    }
+    if (!out.weight)
+      return std::nullopt;
+    return out;
+  }
+
+  std::optional<Foldable> foldedCast(mm::CastOp c) {
+    auto it = foldable_.find(c.getInput());
+    if (it == foldable_.end() || it->second.converted ||
+        !cast<RankedTensorType>(c.getType()).hasStaticShape() ||
+        !isCudaFloat(c.getInput().getType()) || !isCudaFloat(c.getType()))
+      return std::nullopt;
+    bool converted = getElementTypeOrSelf(c.getInput().getType()) != getElementTypeOrSelf(c.getType());
+    return Foldable{true, converted};
+  }
+
+  bool isCudaOp(Operation &op) const {
+    StringRef name = op.getName().getStringRef();
+    if (cudaOps_.contains(name))
+      return true;
+    if (floatOps_.contains(name))
+      return isCudaFloat(op.getResult(0).getType());
+    if (auto c = dyn_cast<mm::CastOp>(op))
+      return isCudaFloat(c.getInput().getType()) && isCudaFloat(c.getType());
+    if (auto conv = dyn_cast<mm::ConvOp>(op))
+      return isPatchEmbedding(conv);
+    return false;
+  }
+
+  /// Data operands: all but the shape operands (firstShapeOperand).
+  static auto dataOperands(Operation &op) {
+    return op.getOperands().take_front(firstShapeOperand(&op));
+  }
+
+  /// The placement rule: on the device when the CUDA executor implements the op and a
+  /// data operand is on the device or a weight; mm.dim / mm.shape on the host.
+  void decide(Operation &op) {
+    bool device = !isa<mm::DimOp, mm::ShapeOp>(op) && isCudaOp(op) &&
+                  llvm::any_of(dataOperands(op),
+                               [&](Value v) { return where_.lookup(v) != Residency::host; });
+    setDevice(op, device);
+  }
+
+  void setDevice(Operation &op, bool device) {
+    onDevice_[&op] = device;
+    for (Value result : op.getResults())
+      where_[result] = device ? Residency::device : Residency::host;
+  }
+
+  /// A cheap device op (layout, elementwise, cast) that reads only weights and host
+  /// values and whose results only host ops read moves to the host: its inputs are all
+  /// readable there, and running it on the device would only force a download (e.g. an
+  /// expand of a mask buffer feeding mm.where). Repeated until nothing moves.
+  void keepHostWorkOnHost() {
+    for (bool moved = true; moved;) {
+      moved = false;
+      for (Operation *op : llvm::reverse(ops_)) {
+        if (!onDevice_[op] || isHeavyOp(*op) ||
+            llvm::any_of(op->getOperands(),
+                         [&](Value v) { return where_.lookup(v) == Residency::device; }))
+          continue;
+        bool hostUsersOnly = !op->use_empty() && llvm::all_of(op->getUsers(), [&](Operation *u) {
+          auto it = onDevice_.find(u);
+          return it != onDevice_.end() && !it->second;
+        });
+        if (hostUsersOnly) {
+          setDevice(*op, false);
+          moved = true;
+        }
+      }
+    }
+  }
+
+  /// Ops worth a device launch even when only the host reads their result.
+  static bool isHeavyOp(Operation &op) {
+    return isa<mm::LinearOp, mm::MatMulOp, mm::AttentionOp, mm::ConvOp, mm::LayerNormOp,
+               mm::AddLayerNormOp, mm::RMSNormOp, mm::AddRMSNormOp, mm::RotaryOp, mm::SwiGLUOp,
+               mm::GeluOp, mm::QuickGeluOp, mm::SiluOp>(op);
+  }
+
+  /// Writes op `index`'s placement and extends or ends the open segment: a host op
+  /// (other than mm.dim / mm.shape) reading a device value, or a device op whose shape
+  /// operand is on the device, needs a download first.
+  void assign(Operation &op, int64_t index) {
+    if (onDevice_[&op]) {
+      bool deviceShape = llvm::any_of(op.getOperands().drop_front(firstShapeOperand(&op)),
+                                      [&](Value v) { return where_.lookup(v) == Residency::device; });
+      if (deviceShape)
+        endSegment("data-dependent shape");
+      if (first_ < 0)
+        first_ = index;
+      last_ = index;
+      op.setAttr("mm.placement", b_.getStringAttr("device"));
+      op.setAttr("mm.segment", b_.getI64IntegerAttr(static_cast<int64_t>(segments_.size())));
+      return;
+    }
+    bool readsDevice = !isa<mm::DimOp, mm::ShapeOp>(op) &&
+                       llvm::any_of(op.getOperands(), [&](Value v) {
+                         return where_.lookup(v) == Residency::device;
+                       });
+    if (readsDevice)
+      endSegment(("host op " + op.getName().getStringRef() + " reads a device value").str());
+    op.setAttr("mm.placement", b_.getStringAttr("host"));
+  }
+
+  /// Closes the open segment, if any, with `reason`.
+  void endSegment(StringRef reason) {
+    if (first_ < 0)
+      return;
+    segments_.push_back(b_.getDictionaryAttr({
+        b_.getNamedAttr("first", b_.getI64IntegerAttr(first_)),
+        b_.getNamedAttr("last", b_.getI64IntegerAttr(last_)),
+        b_.getNamedAttr("end", b_.getStringAttr(reason)),
+    }));
+    first_ = last_ = -1;
+  }
+
+  func::FuncOp fn_;
+  const llvm::StringSet<> &cudaOps_, &floatOps_;
+  Builder b_;
+  llvm::DenseMap<Value, Residency> where_;
+  llvm::DenseMap<Value, Foldable> foldable_;
+  SmallVector<Attribute> segments_;
+  /// The ops the plan holds, in order: op i of the plan is ops_[i] (the emitter's numbering).
+  std::vector<Operation *> ops_;
+  llvm::DenseMap<Operation *, bool> onDevice_;
+  int64_t first_ = -1, last_ = -1; ///< the open segment's ops (-1: none open)
+};
+
+struct PlanCudaGraphsPass : public mm::impl::PlanCudaGraphsBase<PlanCudaGraphsPass> {
+  using PlanCudaGraphsBase::PlanCudaGraphsBase;
+
+  /// Builds the op-name sets; fails if a name is not an op of the mm dialect (the list
+  /// and the dialect out of step).
+  LogicalResult initialize(MLIRContext *ctx) override {
+    ctx->getOrLoadDialect<mm::MMDialect>();
+    auto fill = [&](llvm::StringSet<> &set, ArrayRef<const char *> names) -> LogicalResult {
+      for (const char *name : names) {
+        if (!RegisteredOperationName::lookup(name, ctx))
+          return emitError(UnknownLoc::get(ctx))
+                 << "-mm-plan-cuda-graphs: '" << name << "' is not an op of the mm dialect";
+        set.insert(name);
+      }
+      return success();
+    };
+    return success(succeeded(fill(cudaOps_, kCudaOps)) && succeeded(fill(floatOps_, kCudaFloatOps)));
+  }
+
+  void runOnOperation() override {
+    func::FuncOp fn = getOperation();
+    if (fn.isExternal())
+      return;
+    if (!fn.getBody().hasOneBlock()) {
+      fn.emitError() << "function @" << fn.getSymName() << " must have exactly one block";
+      return signalPassFailure();
+    }
+    if (failed(Planner(fn, cudaOps_, floatOps_).run()))
+      signalPassFailure();
+  }
+
+  llvm::StringSet<> cudaOps_, floatOps_;
+};
+
+} // namespace
