@@ -31,3 +31,10 @@ else:
     lit_config.note("../shared not found: tests that need it are skipped")
 if config.mm_enable_cuda:
     config.available_features.add("cuda")
+    # A usable GPU (the CUDA end-to-end tests run only there).
+    import shutil, subprocess
+    smi = shutil.which("nvidia-smi")
+    if smi and subprocess.run([smi, "-L"], capture_output=True).returncode == 0:
+        config.available_features.add("cuda-device")
+    else:
+        lit_config.note("no CUDA device: tests that need one are skipped")

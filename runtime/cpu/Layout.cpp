@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/cpu/KernelUtil.h"
 #include "runtime/cpu/Registration.h"
+#include "runtime/cpu/ShapeRules.h"
 
 #include <algorithm>
 #include <cstring>
@@ -18,24 +19,10 @@ void transposeKernel(KernelContext &ctx, const std::vector<const Tensor *> &inpu
                      std::vector<Tensor> &outputs) {
   checkInputCount(ctx, inputs, 1, 1);
   const Tensor &x = *inputs[0];
-  std::string op = opName(ctx);
-  const std::vector<int64_t> &perm = ctx.attrs().getInts("perm");
-  if (static_cast<int64_t>(perm.size()) != x.rank())
-    fail(op, ": perm has ", perm.size(), " entries for rank ", x.rank());
-  std::vector<int64_t> inStrides = contiguousStrides(x.shape), strides;
-  std::vector<bool> seen(perm.size(), false);
-  Shape shape;
-  for (int64_t p : perm) {
-    int64_t n = normalizeAxis(op, p, x.rank());
-    if (seen[n])
-      fail(op, ": perm repeats axis ", p);
-    seen[n] = true;
-    shape.push_back(x.shape[n]);
-    strides.push_back(inStrides[n]);
-  }
+  ViewSpec v = transposeView(opName(ctx), x.shape, ctx.attrs().getInts("perm"));
   checkOutputDType(ctx, 0, x.dtype);
-  Tensor &y = allocateResult(ctx, outputs, 0, shape);
-  stridedCopy(x, 0, strides, y);
+  Tensor &y = allocateResult(ctx, outputs, 0, v.shape);
+  stridedCopy(x, 0, v.strides, y);
 }
 
 /// Copies rows: for each of `outer` rows, `n` bytes from src (row stride srcStride) to dst
@@ -121,51 +108,13 @@ void sliceKernel(KernelContext &ctx, const std::vector<const Tensor *> &inputs,
   checkInputCount(ctx, inputs, 5, 5);
   const Tensor &x = *inputs[0];
   std::string op = opName(ctx);
-  std::vector<int64_t> starts = readInts(op, "starts", *inputs[1]);
-  std::vector<int64_t> ends = readInts(op, "ends", *inputs[2]);
-  std::vector<int64_t> axes = readInts(op, "axes", *inputs[3]);
-  std::vector<int64_t> steps = readInts(op, "steps", *inputs[4]);
-  if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
-    fail(op, ": starts, ends, axes and steps must have the same length (", starts.size(), ", ",
-         ends.size(), ", ", axes.size(), ", ", steps.size(), ")");
-  Shape shape = x.shape;
-  std::vector<int64_t> inStrides = contiguousStrides(x.shape), strides = inStrides;
-  std::vector<bool> seen(x.shape.size(), false);
-  int64_t offset = 0;
-  for (size_t i = 0; i < starts.size(); ++i) {
-    int64_t a = normalizeAxis(op, axes[i], x.rank());
-    if (seen[a])
-      fail(op, ": axis ", axes[i], " repeated");
-    seen[a] = true;
-    int64_t dim = x.shape[a], step = steps[i];
-    if (step == 0)
-      fail(op, ": step 0 on axis ", axes[i]);
-    int64_t s = starts[i], e = ends[i];
-    if (s < 0)
-      s = s < -dim ? -1 : s + dim; // -1 < any clamp bound: clamps below
-    if (e < 0)
-      e = e < -dim ? -1 : e + dim;
-    if (step > 0) {
-      s = std::clamp<int64_t>(s, 0, dim);
-      e = std::clamp<int64_t>(e, 0, dim);
-    } else {
-      s = std::clamp<int64_t>(s, 0, dim - 1);
-      e = std::clamp<int64_t>(e, -1, dim - 1);
-    }
-    int64_t count = 0;
-    if (step > 0 && e > s)
-      count = (e - s + step - 1) / step;
-    else if (step < 0 && s > e)
-      count = (s - e + (-step) - 1) / (-step);
-    shape[a] = count;
-    if (count > 0)
-      offset += s * inStrides[a];
-    strides[a] = inStrides[a] * step;
-  }
+  ViewSpec v = sliceView(op, x.shape, readInts(op, "starts", *inputs[1]),
+                         readInts(op, "ends", *inputs[2]), readInts(op, "axes", *inputs[3]),
+                         readInts(op, "steps", *inputs[4]));
   checkOutputDType(ctx, 0, x.dtype);
-  Tensor &y = allocateResult(ctx, outputs, 0, shape);
+  Tensor &y = allocateResult(ctx, outputs, 0, v.shape);
   if (y.numel() > 0)
-    stridedCopy(x, offset, strides, y);
+    stridedCopy(x, v.offset, v.strides, y);
 }
 
 /// ONNX Tile: the result dim d is in[d] * repeats[d]; reading it as [rep, in] pairs

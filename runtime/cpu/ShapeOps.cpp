@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/cpu/KernelUtil.h"
 #include "runtime/cpu/Registration.h"
+#include "runtime/cpu/ShapeRules.h"
 
 #include <algorithm>
 #include <cstring>
@@ -31,35 +32,8 @@ void reshapeKernel(KernelContext &ctx, const std::vector<const Tensor *> &inputs
   checkInputCount(ctx, inputs, 2, 2);
   const Tensor &x = *inputs[0];
   std::string op = opName(ctx);
-  std::vector<int64_t> req = readInts(op, "shape", *inputs[1]);
-  bool allowZero = ctx.attrs().getInt("allow_zero", 0) != 0;
-  Shape shape(req.size());
-  int64_t inferAt = -1, known = 1;
-  for (size_t i = 0; i < req.size(); ++i) {
-    int64_t d = req[i];
-    if (d == -1) {
-      if (inferAt >= 0)
-        fail(op, ": more than one -1 in shape ", shapeString(req));
-      inferAt = static_cast<int64_t>(i);
-      continue;
-    }
-    if (d < -1)
-      fail(op, ": invalid dim ", d, " in shape ", shapeString(req));
-    if (d == 0 && !allowZero) {
-      if (i >= x.shape.size())
-        fail(op, ": shape ", shapeString(req), " copies dim ", i, " but the input ",
-             shapeString(x.shape), " has rank ", x.rank());
-      d = x.shape[i];
-    }
-    shape[i] = d;
-    known *= d;
-  }
-  if (inferAt >= 0) {
-    if (known == 0 || x.numel() % known != 0)
-      fail(op, ": cannot infer the -1 dim of ", shapeString(req), " for input ",
-           shapeString(x.shape));
-    shape[inferAt] = x.numel() / known;
-  }
+  Shape shape = reshapeShape(op, x.shape, readInts(op, "shape", *inputs[1]),
+                             ctx.attrs().getInt("allow_zero", 0) != 0);
   copyWithShape(ctx, x, shape, outputs);
 }
 
@@ -67,18 +41,7 @@ void squeezeKernel(KernelContext &ctx, const std::vector<const Tensor *> &inputs
                    std::vector<Tensor> &outputs) {
   checkInputCount(ctx, inputs, 1, 1);
   const Tensor &x = *inputs[0];
-  std::string op = opName(ctx);
-  std::vector<bool> drop(x.shape.size(), false);
-  for (int64_t a : ctx.attrs().getInts("axes")) {
-    int64_t n = normalizeAxis(op, a, x.rank());
-    if (x.shape[n] != 1)
-      fail(op, ": cannot squeeze dim ", n, " of size ", x.shape[n], " in ", shapeString(x.shape));
-    drop[n] = true;
-  }
-  Shape shape;
-  for (size_t d = 0; d < x.shape.size(); ++d)
-    if (!drop[d])
-      shape.push_back(x.shape[d]);
+  Shape shape = squeezeShape(opName(ctx), x.shape, ctx.attrs().getInts("axes"));
   copyWithShape(ctx, x, shape, outputs);
 }
 
@@ -86,20 +49,7 @@ void unsqueezeKernel(KernelContext &ctx, const std::vector<const Tensor *> &inpu
                      std::vector<Tensor> &outputs) {
   checkInputCount(ctx, inputs, 1, 1);
   const Tensor &x = *inputs[0];
-  std::string op = opName(ctx);
-  const std::vector<int64_t> &axes = ctx.attrs().getInts("axes");
-  int64_t rank = x.rank() + static_cast<int64_t>(axes.size());
-  std::vector<bool> inserted(static_cast<size_t>(rank), false);
-  for (int64_t a : axes) {
-    int64_t n = normalizeAxis(op, a, rank);
-    if (inserted[n])
-      fail(op, ": axis ", a, " repeated");
-    inserted[n] = true;
-  }
-  Shape shape;
-  size_t next = 0;
-  for (int64_t d = 0; d < rank; ++d)
-    shape.push_back(inserted[d] ? 1 : x.shape[next++]);
+  Shape shape = unsqueezeShape(opName(ctx), x.shape, ctx.attrs().getInts("axes"));
   copyWithShape(ctx, x, shape, outputs);
 }
 
@@ -107,14 +57,7 @@ void flattenKernel(KernelContext &ctx, const std::vector<const Tensor *> &inputs
                    std::vector<Tensor> &outputs) {
   checkInputCount(ctx, inputs, 1, 1);
   const Tensor &x = *inputs[0];
-  int64_t axis = ctx.attrs().getInt("axis", 1);
-  if (axis < -x.rank() || axis > x.rank())
-    fail(opName(ctx), ": axis ", axis, " out of range for rank ", x.rank());
-  if (axis < 0)
-    axis += x.rank();
-  int64_t outer = numElements(Shape(x.shape.begin(), x.shape.begin() + axis));
-  int64_t inner = numElements(Shape(x.shape.begin() + axis, x.shape.end()));
-  copyWithShape(ctx, x, {outer, inner}, outputs);
+  copyWithShape(ctx, x, flattenShape(opName(ctx), x.shape, ctx.attrs().getInt("axis", 1)), outputs);
 }
 
 /// ONNX Shape-15: dims [start, end) of the input, both clamped to [0, rank] after adding

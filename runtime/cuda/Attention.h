@@ -54,6 +54,17 @@ void prefillAttention(cudaStream_t stream, const PrefillAttentionArgs &args);
 /// Head dims prefillAttention supports.
 bool prefillAttentionSupportsHeadDim(int64_t headDim);
 
+/// The same computation for any head dim and any layout the strides describe, one thread
+/// block per query row with the scores in shared memory (slow; for shapes the tiled
+/// kernels do not take, e.g. head dim 16). With `lens` (i32 [batch], device memory),
+/// sequence b attends to keys [0, min(lens[b] + lenOffset, kvLen)) and the causal limit
+/// uses that length: a KV-cache step whose length lives on the device (one CUDA graph per
+/// step). Throws Error when kvLen exceeds genericAttentionMaxKeys().
+void genericAttention(cudaStream_t stream, const PrefillAttentionArgs &args,
+                      const int32_t *lens = nullptr, int32_t lenOffset = 0);
+/// The most keys genericAttention takes on this device (its shared memory per block).
+int64_t genericAttentionMaxKeys();
+
 /// Arguments of decodeAttention: one query per sequence.
 ///   q [batch, qHeads, headDim] through (qStrideB, qStrideH); out likewise.
 ///   cache: [batch, kvHeads, capacity, headDim] (Kernels.h), dtype as q.

@@ -131,6 +131,54 @@ void spliceImageFeatures(cudaStream_t stream, size_t elemBytes, void *embeds,
                          int64_t imageTokenId, const void *features, int64_t numFeatures,
                          int *errorFlag);
 
+//===--- Layout and generic elementwise ------------------------------------===//
+
+/// Maximum rank of the generic layout and elementwise launches.
+constexpr int kMaxLayoutRank = 8;
+
+/// An N-d index space with the element strides (in elements, may be 0 to broadcast or
+/// negative) of a source and a destination: what transpose, expand, slice, concat and
+/// split become (concat/split: one copy per operand into/out of an offset view).
+struct StridedLayout {
+  int rank = 0;                      ///< 0..kMaxLayoutRank (0 = one element)
+  int64_t shape[kMaxLayoutRank] = {};
+  int64_t srcStride[kMaxLayoutRank] = {};
+  int64_t dstStride[kMaxLayoutRank] = {};
+};
+/// dst[sum_d i_d * dstStride[d]] = src[sum_d i_d * srcStride[d]] for every index i of
+/// `layout.shape`, elements of `elemBytes` bytes (1, 2, 4 or 8; any dtype). src and dst are
+/// element pointers at index 0 (negative strides reach below them). Destination elements
+/// must not alias each other or the source.
+void stridedCopy(cudaStream_t stream, size_t elemBytes, const void *src, void *dst,
+                 const StridedLayout &layout);
+
+/// Binary elementwise operations (mm.add, mm.sub, mm.mul, mm.div, mm.pow, mm.max, mm.min).
+enum class BinaryOp : int { add, sub, mul, div, pow, max, min };
+/// out[i] = op(a[i . aStride], b[i . bStride]) for every index i of `shape` (rank <=
+/// kMaxLayoutRank), out contiguous row-major; strides in elements, 0 broadcasts (ONNX
+/// multidirectional broadcasting after the caller aligned the ranks). a, b, out have type
+/// `dtype` (f32, f16, bf16); arithmetic in f32, one rounding. `out` may equal `a` or `b`
+/// only when that operand is not broadcast (stride layout identical to out).
+void binaryElementwise(cudaStream_t stream, BinaryOp op, DType dtype, const void *a,
+                       const int64_t *aStride, const void *b, const int64_t *bStride,
+                       void *out, const int64_t *shape, int rank);
+
+/// Gather along one axis (ONNX Gather, mm.gather): data viewed as [outer, axisLen, inner]
+/// (elements of `elemBytes` bytes, contiguous), ids i64 [numIds] on the device:
+/// out[o, j, k] = data[o, ids[j], k], out contiguous [outer, numIds, inner]. A negative id
+/// counts from the end; an id outside [-axisLen, axisLen) writes zeros and sets *errorFlag
+/// (when not null) to 1.
+void gatherAxis(cudaStream_t stream, size_t elemBytes, const void *data, int64_t outer,
+                int64_t axisLen, int64_t inner, const int64_t *ids, int64_t numIds, void *out,
+                int *errorFlag);
+
+/// Greedy sampling: out[r] = the index of the largest of x[r * rowStride + c], c < cols,
+/// for r < rows (x of type `dtype`: f32, f16 or bf16; out i64 on the device). The first
+/// maximum wins (torch.argmax); NaN compares false and is never chosen unless the whole row
+/// is NaN (then 0).
+void argmaxRows(cudaStream_t stream, DType dtype, const void *x, int64_t rows, int64_t cols,
+                int64_t rowStride, int64_t *out);
+
 //===--- KV cache ---------------------------------------------------------------===//
 
 /// A KV cache of one layer: k and v [batch, kvHeads, capacity, headDim], contiguous.

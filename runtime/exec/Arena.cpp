@@ -21,6 +21,8 @@ void *alignedAlloc(size_t bytes) {
 }
 } // namespace
 
+Arena::Memory Arena::hostMemory() { return {alignedAlloc, std::free, false}; }
+
 size_t Arena::bestFitOffset(size_t size) const {
   size_t best = std::numeric_limits<size_t>::max();
   size_t bestGap = std::numeric_limits<size_t>::max();
@@ -44,7 +46,7 @@ void *Arena::allocate(size_t bytes) {
   if (offset + size <= capacity_) {
     ptr = buffer_.get() + offset;
   } else {
-    overflow = alignedAlloc(size);
+    overflow = memory_.allocate(size);
     ptr = overflow;
   }
   byOffset_.emplace(offset, Block{size, overflow});
@@ -66,21 +68,30 @@ void Arena::release(void *ptr) {
     fail("arena: release of a block it does not own");
   auto blockIt = byOffset_.find(it->second);
   liveBytes_ -= blockIt->second.size;
-  std::free(blockIt->second.overflow);
+  if (blockIt->second.overflow) {
+    if (memory_.deferOverflowRelease)
+      retired_.push_back(blockIt->second.overflow);
+    else
+      memory_.release(blockIt->second.overflow);
+  }
   byOffset_.erase(blockIt);
   offsetOf_.erase(it);
 }
 
 void Arena::endCall() {
   for (auto &[offset, block] : byOffset_)
-    std::free(block.overflow);
+    if (block.overflow)
+      memory_.release(block.overflow);
+  for (void *p : retired_)
+    memory_.release(p);
+  retired_.clear();
   byOffset_.clear();
   offsetOf_.clear();
   liveBytes_ = 0;
   if (callPeak_ > capacity_) {
     buffer_.reset();
     buffer_ = std::unique_ptr<uint8_t, void (*)(void *)>(
-        static_cast<uint8_t *>(alignedAlloc(callPeak_)), std::free);
+        static_cast<uint8_t *>(memory_.allocate(callPeak_)), memory_.release);
     capacity_ = callPeak_;
     ++growCount_;
   }

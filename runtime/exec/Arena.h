@@ -7,6 +7,8 @@
 // the excess from the heap for that call only (pointers of live blocks never move), and
 // the buffer grows to that call's peak when the call ends, so a repeated call with the
 // same shapes runs entirely in the arena without allocating. See docs/plan-format.md.
+// The storage comes from a Memory (host memory by default; the CUDA executor passes
+// device memory: the arena only computes offsets, it never touches the bytes).
 //
 //===----------------------------------------------------------------------===//
 #ifndef MM_RUNTIME_EXEC_ARENA_H
@@ -17,6 +19,7 @@
 #include <map>
 #include <memory>
 #include <unordered_map>
+#include <vector>
 
 namespace mm::rt {
 
@@ -25,7 +28,20 @@ public:
   /// Block alignment in bytes.
   static constexpr size_t kAlignment = 64;
 
-  Arena() = default;
+  /// Where the buffer and the overflow blocks come from. `allocate` throws Error when out
+  /// of memory; `release` takes what `allocate` returned.
+  struct Memory {
+    void *(*allocate)(size_t bytes);
+    void (*release)(void *ptr);
+    /// Keep released overflow blocks until endCall(): the CUDA executor issues a call's
+    /// launches after all its allocations, so a block released early is still written.
+    bool deferOverflowRelease = false;
+  };
+  /// Host memory (64-byte aligned).
+  static Memory hostMemory();
+
+  Arena() : Arena(hostMemory()) {}
+  explicit Arena(Memory memory) : memory_(memory) {}
   Arena(const Arena &) = delete;
   Arena &operator=(const Arena &) = delete;
 
@@ -58,6 +74,7 @@ private:
   };
   size_t bestFitOffset(size_t size) const;
 
+  Memory memory_;
   std::unique_ptr<uint8_t, void (*)(void *)> buffer_{nullptr, nullptr};
   size_t capacity_ = 0;
   size_t peak_ = 0;
@@ -65,6 +82,7 @@ private:
   size_t liveBytes_ = 0;
   int growCount_ = 0;
   std::map<size_t, Block> byOffset_;
+  std::vector<void *> retired_; ///< released overflow blocks (deferOverflowRelease)
   std::unordered_map<void *, size_t> offsetOf_;
 };
 

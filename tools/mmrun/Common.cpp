@@ -19,9 +19,14 @@ namespace mmrun {
 void checkDevice(const std::string &device) {
   if (device == "cpu")
     return;
-  if (device == "cuda")
-    fail("--device cuda: the CUDA backend is not built into mmrun yet (not implemented); use "
-         "--device cpu");
+  if (device == "cuda") {
+#ifdef MM_HAVE_CUDA
+    return;
+#else
+    fail("--device cuda: this mmrun was built without the CUDA backend (no nvcc at build "
+         "time); use --device cpu");
+#endif
+  }
   fail("unknown --device '", device, "' (expected cpu or cuda)");
 }
 

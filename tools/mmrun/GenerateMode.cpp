@@ -3,6 +3,9 @@
 
 #include "runtime/core/Error.h"
 #include "runtime/exec/Generator.h"
+#ifdef MM_HAVE_CUDA
+#include "runtime/cudaexec/CudaGenerator.h"
+#endif
 #include "runtime/io/Npy.h"
 
 #include "llvm/Support/Format.h"
@@ -39,15 +42,73 @@ std::vector<int64_t> parseIds(const std::string &text) {
 
 } // namespace
 
-int runGenerate(std::shared_ptr<const Plan> plan, const GenerateOptions &o, llvm::raw_ostream &os) {
-  std::vector<int64_t> ids = parseIds(o.inputIds);
-  Generator gen(plan);
-  gen.setProfiling(o.profile);
+namespace {
+
+/// Prints tokens, timings and memory (text or JSON); writes --dump-dir files.
+void report(const GenerationResult &r, const GenerateOptions &o, double deviceMiB,
+            const nlohmann::json &graphStats, llvm::raw_ostream &os) {
+  double rss = peakResidentMiB();
+  if (!o.dumpDir.empty()) {
+    makeDirectories(o.dumpDir);
+    std::filesystem::path dir(o.dumpDir);
+    if (r.imageFeatures.data)
+      io::writeNpy((dir / "image_features.npy").string(), r.imageFeatures);
+    io::writeNpy((dir / "prefill_last_logits.npy").string(), r.prefillLastLogits);
+  }
+  const bool cuda = o.device == "cuda";
+  if (o.json) {
+    nlohmann::json j;
+    j["tokens"] = r.tokens;
+    j["prompt_tokens"] = r.promptTokens;
+    j["image_features"] = r.imageFeatureCount;
+    j["stopped_at_eos"] = r.stoppedAtEos;
+    j["device"] = o.device;
+    j["timing"] = {{"vision_encoder_ms", r.visionMs},
+                   {"prefill_ms", r.prefillMs},
+                   {"time_to_first_token_ms", r.ttftMs},
+                   {"decode_ms", r.decodeMs},
+                   {"decode_tokens_per_s", r.decodeTokensPerSecond}};
+    j["memory"] = {{"peak_rss_mib", rss}, {"kv_cache_bytes", r.kvCacheBytes}};
+    if (cuda) {
+      j["memory"]["peak_device_mib"] = deviceMiB;
+      j["cuda_graphs"] = o.cudaGraphs;
+      j["launches"] = graphStats;
+    }
+    os << j.dump(1) << "\n";
+    return;
+  }
+  os << "tokens:";
+  for (int64_t t : r.tokens)
+    os << " " << t;
+  os << "\n";
+  os << llvm::format("vision encoder: %.2f ms (%lld image features)\n", r.visionMs,
+                     static_cast<long long>(r.imageFeatureCount));
+  os << llvm::format("time to first token: %.2f ms (prefill %.2f ms, %lld prompt tokens)\n",
+                     r.ttftMs, r.prefillMs, static_cast<long long>(r.promptTokens));
+  os << llvm::format("decode: %.2f tokens/s (%lld tokens in %.2f ms)%s\n",
+                     r.decodeTokensPerSecond, static_cast<long long>(r.tokens.size() - 1),
+                     r.decodeMs, r.stoppedAtEos ? ", stopped at EOS" : "");
+  if (cuda)
+    os << llvm::format("peak memory: %.1f MiB device (KV cache %.2f MiB), %.1f MiB RSS; CUDA graphs %s\n",
+                       deviceMiB, static_cast<double>(r.kvCacheBytes) / (1 << 20), rss,
+                       o.cudaGraphs ? "on" : "off");
+  if (cuda)
+    os << "decoder segments: " << graphStats["decoder"]["graph_launches"].get<int64_t>()
+       << " replayed from CUDA graphs (" << graphStats["decoder"]["captures"].get<int64_t>()
+       << " captured), " << graphStats["decoder"]["eager_segments"].get<int64_t>()
+       << " launched kernel by kernel\n";
+  else
+    os << llvm::format("peak memory: %.1f MiB RSS (KV cache %.2f MiB)\n", rss,
+                       static_cast<double>(r.kvCacheBytes) / (1 << 20));
+}
+
+/// Runs the warm-up generations and the reported one with `gen` (CPU or CUDA generator).
+template <typename Gen>
+GenerationResult generateWith(Gen &gen, const GenerateOptions &o, const std::vector<int64_t> &ids) {
   const GenerationInfo &g = gen.info();
   for (int64_t id : ids)
     if (g.vocabSize > 0 && id >= g.vocabSize)
       fail("--input-ids: token id ", id, " is outside the vocabulary (", g.vocabSize, " tokens)");
-
   Tensor pixels;
   if (!o.pixelValues.empty())
     pixels = readTensorFile(o.pixelValues);
@@ -59,45 +120,43 @@ int runGenerate(std::shared_ptr<const Plan> plan, const GenerateOptions &o, llvm
   const Tensor *image = o.pixelValues.empty() ? nullptr : &pixels;
   for (int w = 0; w < o.warmup; ++w)
     gen.generate(image, ids, options);
-  GenerationResult r = gen.generate(image, ids, options);
-  double rss = peakResidentMiB();
+  return gen.generate(image, ids, options);
+}
 
-  if (!o.dumpDir.empty()) {
-    makeDirectories(o.dumpDir);
-    std::filesystem::path dir(o.dumpDir);
-    if (r.imageFeatures.data)
-      io::writeNpy((dir / "image_features.npy").string(), r.imageFeatures);
-    io::writeNpy((dir / "prefill_last_logits.npy").string(), r.prefillLastLogits);
-  }
+#ifdef MM_HAVE_CUDA
+int runGenerateCuda(std::shared_ptr<const Plan> plan, const GenerateOptions &o,
+                    const std::vector<int64_t> &ids, llvm::raw_ostream &os) {
+  if (o.profile)
+    fail("--profile times ops on the CPU backend only; with --device cuda use nsys or ncu");
+  cudaexec::CudaGenerator gen(plan, o.cudaGraphs);
+  GenerationResult r = generateWith(gen, o, ids);
+  auto statsOf = [](const cudaexec::CudaExecutor &e) {
+    const cudaexec::LaunchStats &s = e.stats();
+    return nlohmann::json{{"eager_segments", s.eagerSegments},
+                          {"captures", s.captures},
+                          {"graph_launches", s.graphLaunches},
+                          {"host_ms", s.hostMs}};
+  };
+  nlohmann::json stats = {{"decoder", statsOf(gen.decoder())}, {"embed", statsOf(gen.embed())}};
+  if (gen.vision())
+    stats["vision_encoder"] = statsOf(*gen.vision());
+  report(r, o, static_cast<double>(cudaexec::deviceBytesPeak()) / (1 << 20), stats, os);
+  return 0;
+}
+#endif
 
-  if (o.json) {
-    nlohmann::json j;
-    j["tokens"] = r.tokens;
-    j["prompt_tokens"] = r.promptTokens;
-    j["image_features"] = r.imageFeatureCount;
-    j["stopped_at_eos"] = r.stoppedAtEos;
-    j["timing"] = {{"vision_encoder_ms", r.visionMs},
-                   {"prefill_ms", r.prefillMs},
-                   {"time_to_first_token_ms", r.ttftMs},
-                   {"decode_ms", r.decodeMs},
-                   {"decode_tokens_per_s", r.decodeTokensPerSecond}};
-    j["memory"] = {{"peak_rss_mib", rss}, {"kv_cache_bytes", r.kvCacheBytes}};
-    os << j.dump(1) << "\n";
-  } else {
-    os << "tokens:";
-    for (int64_t t : r.tokens)
-      os << " " << t;
-    os << "\n";
-    os << llvm::format("vision encoder: %.2f ms (%lld image features)\n", r.visionMs,
-                       static_cast<long long>(r.imageFeatureCount));
-    os << llvm::format("time to first token: %.2f ms (prefill %.2f ms, %lld prompt tokens)\n",
-                       r.ttftMs, r.prefillMs, static_cast<long long>(r.promptTokens));
-    os << llvm::format("decode: %.2f tokens/s (%lld tokens in %.2f ms)%s\n",
-                       r.decodeTokensPerSecond, static_cast<long long>(r.tokens.size() - 1),
-                       r.decodeMs, r.stoppedAtEos ? ", stopped at EOS" : "");
-    os << llvm::format("peak memory: %.1f MiB RSS (KV cache %.2f MiB)\n", rss,
-                       static_cast<double>(r.kvCacheBytes) / (1 << 20));
-  }
+} // namespace
+
+int runGenerate(std::shared_ptr<const Plan> plan, const GenerateOptions &o, llvm::raw_ostream &os) {
+  std::vector<int64_t> ids = parseIds(o.inputIds);
+#ifdef MM_HAVE_CUDA
+  if (o.device == "cuda")
+    return runGenerateCuda(plan, o, ids, os);
+#endif
+  Generator gen(plan);
+  gen.setProfiling(o.profile);
+  GenerationResult r = generateWith(gen, o, ids);
+  report(r, o, 0, nlohmann::json(), os);
   if (o.profile) {
     if (gen.vision()) {
       llvm::errs() << "vision encoder ";

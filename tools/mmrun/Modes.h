@@ -14,7 +14,7 @@
 
 namespace mmrun {
 
-/// Throws unless `device` is "cpu" ("cuda" is not built yet).
+/// Throws unless `device` is "cpu", or "cuda" in a build with the CUDA backend.
 void checkDevice(const std::string &device);
 
 /// Prints functions, signatures, KV-cache slots and generation metadata; returns 0.
@@ -40,6 +40,8 @@ struct GraphOptions {
   int repeat = 1;
   bool json = false, profile = false;
   bool print = false; ///< print output values
+  std::string device = "cpu";
+  bool cudaGraphs = true;
 };
 
 /// Runs one function on files; writes/compares its outputs. Returns the exit status
@@ -51,6 +53,8 @@ struct GenerateOptions {
   int64_t maxNewTokens = 16, kvCapacity = 0;
   int warmup = 0; ///< untimed generations before the reported one
   bool json = false, profile = false;
+  std::string device = "cpu";
+  bool cudaGraphs = true;
 };
 
 /// Multimodal generation; prints tokens and timings. Returns 0; throws Error.

@@ -3,6 +3,7 @@
 //   Multimodal generation (plans with vision encoder, embedding and decoder):
 //     mmrun plan.fb --pixel-values x.npy --input-ids 1,300,... [--max-new-tokens N]
 //                   [--json] [--dump-dir DIR] [--warmup N] [--kv-capacity N] [--profile]
+//                   [--device cpu|cuda] [--no-cuda-graphs]
 //   One graph (any plan):
 //     mmrun plan.fb [--function NAME] --input name=file.npy|file.pb ... | --input-dir DIR
 //                   [--output-dir DIR] [--output-format npy|pb|both]
@@ -26,6 +27,8 @@ namespace cl = llvm::cl;
 
 static cl::opt<std::string> planPath(cl::Positional, cl::Required, cl::desc("<plan.fb>"));
 static cl::opt<std::string> device("device", cl::init("cpu"), cl::desc("cpu or cuda"));
+static cl::opt<bool> noCudaGraphs("no-cuda-graphs",
+                                  cl::desc("With --device cuda: launch every kernel, capture no CUDA graph"));
 static cl::opt<bool> info("info", cl::desc("Print the plan's functions, signatures and metadata"));
 static cl::opt<bool> json("json", cl::desc("Print results and timings as JSON"));
 static cl::opt<bool> profile("profile", cl::desc("Print time per op kind"));
@@ -99,6 +102,8 @@ int main(int argc, char **argv) {
       o.json = json;
       o.profile = profile;
       o.print = printValues;
+      o.device = device;
+      o.cudaGraphs = !noCudaGraphs;
       return mmrun::runGraph(plan, o, llvm::outs());
     }
     if (inputIds.empty())
@@ -113,6 +118,8 @@ int main(int argc, char **argv) {
     o.warmup = warmup;
     o.json = json;
     o.profile = profile;
+    o.device = device;
+    o.cudaGraphs = !noCudaGraphs;
     return mmrun::runGenerate(plan, o, llvm::outs());
   } catch (const std::exception &e) {
     llvm::outs().flush();

@@ -4,7 +4,8 @@ reference/generation.json (greedy tokens, exactly) and, with --intermediates, th
 features and the prefill last-position logits against reference/*.npy.
 
 usage: check_generation.py MMRUN PLAN MODEL_DIR WORK_DIR [--intermediates]
-           [--features-atol A] [--logits-atol A] [--tokens-informational]
+           [--features-atol A] [--logits-atol A] [--features-rtol R] [--tokens-informational]
+           [--mmrun-arg=ARG ...]
 Prints one PASS/FAIL line per check; exits 1 on any failure. --tokens-informational
 prints the tokens without requiring them to match (reduced-precision plans).
 """
@@ -27,6 +28,10 @@ ap.add_argument("--intermediates", action="store_true")
 ap.add_argument("--features-atol", type=float, default=1e-4)
 ap.add_argument("--logits-atol", type=float, default=1e-3)
 ap.add_argument("--tokens-informational", action="store_true")
+# --features-rtol R: the features pass when max|got - ref| <= R * max|ref| (relative error
+# against the features' scale, the bf16 criterion of issue 7).
+ap.add_argument("--features-rtol", type=float, default=None)
+ap.add_argument("--mmrun-arg", action="append", default=[])
 args = ap.parse_args()
 mmrun, plan, model, work = args.mmrun, args.plan, args.model, args.work
 intermediates = args.intermediates
@@ -35,7 +40,7 @@ ref = os.path.join(model, "reference")
 gen = json.load(open(os.path.join(ref, "generation.json")))
 ids = ",".join(str(i) for i in gen["prompt_ids"])
 cmd = [mmrun, plan, "--pixel-values", os.path.join(ref, "pixel_values.npy"), "--input-ids", ids,
-       "--max-new-tokens", str(gen["max_new_tokens"]), "--json", "--dump-dir", work]
+       "--max-new-tokens", str(gen["max_new_tokens"]), "--json", "--dump-dir", work] + args.mmrun_arg
 run = subprocess.run(cmd, capture_output=True, text=True)
 if run.returncode != 0:
     print(f"FAIL mmrun exited {run.returncode}: {run.stderr.strip()}")
@@ -56,7 +61,7 @@ print(f"timing: vision {timing['vision_encoder_ms']:.2f} ms, ttft {timing['time_
       f"decode {timing['decode_tokens_per_s']:.1f} tok/s")
 
 
-def check(name, atol):
+def check(name, atol, rtol=None):
     global ok
     got_shape, got = npy.load(os.path.join(work, name))
     want_shape, want_values = npy.load(os.path.join(ref, name))
@@ -65,12 +70,18 @@ def check(name, atol):
         ok = False
         return
     err = max(abs(a - b) for a, b in zip(got, want_values))
+    if rtol is not None:
+        scale = max(abs(b) for b in want_values)
+        status = "PASS" if err <= rtol * scale else "FAIL"
+        ok &= err <= rtol * scale
+        print(f"{status} {name}: max abs error {err:.3g}, {err / scale:.3g} of max |ref| {scale:.3g} (rtol {rtol})")
+        return
     status = "PASS" if err <= atol else "FAIL"
     ok &= err <= atol
     print(f"{status} {name}: max abs error {err:.3g} (atol {atol})")
 
 
 if intermediates:
-    check("image_features.npy", FEATURES_ATOL)
+    check("image_features.npy", FEATURES_ATOL, args.features_rtol)
     check("prefill_last_logits.npy", LOGITS_ATOL)
 sys.exit(0 if ok else 1)

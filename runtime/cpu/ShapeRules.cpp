@@ -1,0 +1,144 @@
+//===- ShapeRules.cpp - result shapes of the layout ops ----------------------===//
+#include "runtime/cpu/ShapeRules.h"
+
+#include "runtime/cpu/KernelUtil.h"
+
+#include <algorithm>
+
+namespace mm::rt::cpu {
+
+Shape reshapeShape(const std::string &op, const Shape &in, const std::vector<int64_t> &req,
+                   bool allowZero) {
+  Shape shape(req.size());
+  int64_t inferAt = -1, known = 1;
+  for (size_t i = 0; i < req.size(); ++i) {
+    int64_t d = req[i];
+    if (d == -1) {
+      if (inferAt >= 0)
+        fail(op, ": more than one -1 in shape ", shapeString(req));
+      inferAt = static_cast<int64_t>(i);
+      continue;
+    }
+    if (d < -1)
+      fail(op, ": invalid dim ", d, " in shape ", shapeString(req));
+    if (d == 0 && !allowZero) {
+      if (i >= in.size())
+        fail(op, ": shape ", shapeString(req), " copies dim ", i, " but the input ",
+             shapeString(in), " has rank ", in.size());
+      d = in[i];
+    }
+    shape[i] = d;
+    known *= d;
+  }
+  int64_t numel = numElements(in);
+  if (inferAt >= 0) {
+    if (known == 0 || numel % known != 0)
+      fail(op, ": cannot infer the -1 dim of ", shapeString(req), " for input ", shapeString(in));
+    shape[inferAt] = numel / known;
+  }
+  return shape;
+}
+
+Shape squeezeShape(const std::string &op, const Shape &in, const std::vector<int64_t> &axes) {
+  std::vector<bool> drop(in.size(), false);
+  for (int64_t a : axes) {
+    int64_t n = normalizeAxis(op, a, static_cast<int64_t>(in.size()));
+    if (in[n] != 1)
+      fail(op, ": cannot squeeze dim ", n, " of size ", in[n], " in ", shapeString(in));
+    drop[n] = true;
+  }
+  Shape shape;
+  for (size_t d = 0; d < in.size(); ++d)
+    if (!drop[d])
+      shape.push_back(in[d]);
+  return shape;
+}
+
+Shape unsqueezeShape(const std::string &op, const Shape &in, const std::vector<int64_t> &axes) {
+  int64_t rank = static_cast<int64_t>(in.size() + axes.size());
+  std::vector<bool> inserted(static_cast<size_t>(rank), false);
+  for (int64_t a : axes) {
+    int64_t n = normalizeAxis(op, a, rank);
+    if (inserted[n])
+      fail(op, ": axis ", a, " repeated");
+    inserted[n] = true;
+  }
+  Shape shape;
+  size_t next = 0;
+  for (int64_t d = 0; d < rank; ++d)
+    shape.push_back(inserted[d] ? 1 : in[next++]);
+  return shape;
+}
+
+Shape flattenShape(const std::string &op, const Shape &in, int64_t axis) {
+  int64_t rank = static_cast<int64_t>(in.size());
+  if (axis < -rank || axis > rank)
+    fail(op, ": axis ", axis, " out of range for rank ", rank);
+  if (axis < 0)
+    axis += rank;
+  return {numElements(Shape(in.begin(), in.begin() + axis)),
+          numElements(Shape(in.begin() + axis, in.end()))};
+}
+
+ViewSpec transposeView(const std::string &op, const Shape &in, const std::vector<int64_t> &perm) {
+  int64_t rank = static_cast<int64_t>(in.size());
+  if (static_cast<int64_t>(perm.size()) != rank)
+    fail(op, ": perm has ", perm.size(), " entries for rank ", rank);
+  std::vector<int64_t> inStrides = contiguousStrides(in);
+  std::vector<bool> seen(perm.size(), false);
+  ViewSpec v;
+  for (int64_t p : perm) {
+    int64_t n = normalizeAxis(op, p, rank);
+    if (seen[n])
+      fail(op, ": perm repeats axis ", p);
+    seen[n] = true;
+    v.shape.push_back(in[n]);
+    v.strides.push_back(inStrides[n]);
+  }
+  return v;
+}
+
+ViewSpec sliceView(const std::string &op, const Shape &in, const std::vector<int64_t> &starts,
+                   const std::vector<int64_t> &ends, const std::vector<int64_t> &axes,
+                   const std::vector<int64_t> &steps) {
+  if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
+    fail(op, ": starts, ends, axes and steps must have the same length (", starts.size(), ", ",
+         ends.size(), ", ", axes.size(), ", ", steps.size(), ")");
+  int64_t rank = static_cast<int64_t>(in.size());
+  std::vector<int64_t> inStrides = contiguousStrides(in);
+  ViewSpec v{in, inStrides, 0};
+  std::vector<bool> seen(in.size(), false);
+  for (size_t i = 0; i < starts.size(); ++i) {
+    int64_t a = normalizeAxis(op, axes[i], rank);
+    if (seen[a])
+      fail(op, ": axis ", axes[i], " repeated");
+    seen[a] = true;
+    int64_t dim = in[a], step = steps[i];
+    if (step == 0)
+      fail(op, ": step 0 on axis ", axes[i]);
+    int64_t s = starts[i], e = ends[i];
+    if (s < 0)
+      s = s < -dim ? -1 : s + dim; // -1 < any clamp bound: clamps below
+    if (e < 0)
+      e = e < -dim ? -1 : e + dim;
+    if (step > 0) {
+      s = std::clamp<int64_t>(s, 0, dim);
+      e = std::clamp<int64_t>(e, 0, dim);
+    } else {
+      s = std::clamp<int64_t>(s, 0, dim - 1);
+      e = std::clamp<int64_t>(e, -1, dim - 1);
+    }
+    int64_t count = 0;
+    if (step > 0 && e > s)
+      count = (e - s + step - 1) / step;
+    else if (step < 0 && s > e)
+      count = (s - e + (-step) - 1) / (-step);
+    v.shape[a] = count;
+    if (count > 0)
+      v.offset += s * inStrides[a];
+    v.strides[a] = inStrides[a] * step;
+  }
+  return v;
+}
+
+} // namespace mm::rt::cpu

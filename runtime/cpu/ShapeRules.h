@@ -1,0 +1,47 @@
+//===- ShapeRules.h - result shapes of the layout ops (ONNX semantics) -------===//
+//
+// The shape rules of mm.reshape, mm.squeeze, mm.unsqueeze, mm.flatten, mm.transpose and
+// mm.slice, shared by the CPU kernels and the CUDA executor (which runs these ops as
+// views or strided copies). Each throws mm::rt::Error naming `op` on bad arguments.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MM_RUNTIME_CPU_SHAPERULES_H
+#define MM_RUNTIME_CPU_SHAPERULES_H
+
+#include "runtime/core/Tensor.h"
+
+#include <string>
+#include <vector>
+
+namespace mm::rt::cpu {
+
+/// A view of a row-major input: result element i reads input element
+/// offset + sum_d i_d * strides[d] (strides in elements, may be negative).
+struct ViewSpec {
+  Shape shape;
+  std::vector<int64_t> strides;
+  int64_t offset = 0;
+};
+
+/// ONNX Reshape: 0 copies the input dim at that index (a literal 0 with allowZero), -1 is
+/// inferred from the element count.
+Shape reshapeShape(const std::string &op, const Shape &in, const std::vector<int64_t> &req,
+                   bool allowZero);
+/// ONNX Squeeze with explicit axes (each dim must be 1).
+Shape squeezeShape(const std::string &op, const Shape &in, const std::vector<int64_t> &axes);
+/// ONNX Unsqueeze: axes index the result.
+Shape unsqueezeShape(const std::string &op, const Shape &in, const std::vector<int64_t> &axes);
+/// ONNX Flatten: [prod(in[:axis]), prod(in[axis:])], axis in [-rank, rank].
+Shape flattenShape(const std::string &op, const Shape &in, int64_t axis);
+/// ONNX Transpose: result dim i is input dim perm[i].
+ViewSpec transposeView(const std::string &op, const Shape &in, const std::vector<int64_t> &perm);
+/// ONNX Slice: per listed axis, start/end are adjusted (negative + dim) and clamped
+/// ([0, dim] for positive steps, [0, dim-1] / [-1, dim-1] for negative ones); the count is
+/// ceil((end - start) / step) when positive.
+ViewSpec sliceView(const std::string &op, const Shape &in, const std::vector<int64_t> &starts,
+                   const std::vector<int64_t> &ends, const std::vector<int64_t> &axes,
+                   const std::vector<int64_t> &steps);
+
+} // namespace mm::rt::cpu
+
+#endif // MM_RUNTIME_CPU_SHAPERULES_H

@@ -1,0 +1,215 @@
+//===- CudaAttentionOp.cpp - mm.attention on the device ----------------------===//
+//
+// The mask of a decoder's attention is built on the host (docs/cuda-graphs.md), so its
+// pattern is known before the launch: a mask that hides nothing is dropped, a causal mask
+// becomes the kernels' causal flag, anything else is uploaded and applied as given. A
+// one-token step over the KV cache with nothing masked runs the decode kernel, which
+// reads the cache lengths from device memory: the step's launches are then the same at
+// every position (one CUDA graph).
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/cudaexec/OpRecorder.h"
+
+#include "runtime/core/Error.h"
+#include "runtime/core/Half.h"
+#include "runtime/cuda/Attention.h"
+
+#include <cmath>
+
+namespace mm::rt::cudaexec {
+namespace {
+
+enum class MaskPattern { none, causal, general };
+
+/// Whether element e of a host mask lets the query see the key: 1 visible, 0 hidden,
+/// -1 neither (an additive value other than 0 or a large negative one).
+int visibility(const Tensor &m, int64_t e) {
+  double v;
+  switch (m.dtype) {
+  case DType::boolean:
+  case DType::u8:
+    return m.as<uint8_t>()[e] != 0;
+  case DType::f32:
+    v = m.as<float>()[e];
+    break;
+  case DType::f16:
+    v = static_cast<float>(m.as<Half>()[e]);
+    break;
+  case DType::bf16:
+    v = static_cast<float>(m.as<BFloat16>()[e]);
+    break;
+  default:
+    return -1;
+  }
+  if (v == 0.0)
+    return 1;
+  return v <= -1e30 ? 0 : -1;
+}
+
+/// Classifies mask [.., S, T] (broadcast over batch and heads) against the queries being
+/// the last S of T positions.
+MaskPattern classify(const Tensor &m, int64_t s, int64_t t) {
+  if (m.rank() < 2 || m.shape[m.rank() - 2] != s || m.shape[m.rank() - 1] != t)
+    return MaskPattern::general;
+  bool all = true, causal = true;
+  const int64_t planes = m.numel() / std::max<int64_t>(s * t, 1);
+  for (int64_t p = 0; p < planes && (all || causal); ++p)
+    for (int64_t i = 0; i < s && (all || causal); ++i)
+      for (int64_t j = 0; j < t; ++j) {
+        int vis = visibility(m, (p * s + i) * t + j);
+        if (vis < 0)
+          return MaskPattern::general;
+        all &= vis == 1;
+        causal &= vis == (j <= i + (t - s) ? 1 : 0);
+      }
+  return all ? MaskPattern::none : causal ? MaskPattern::causal : MaskPattern::general;
+}
+
+cuda::AttentionOperand operandOf(const CudaExecutor::Value &v) {
+  std::vector<int64_t> st = stridesOf(v);
+  return {v.dev, st[0], st[1], st[2]};
+}
+
+} // namespace
+
+void CudaExecutor::OpRecorder::attention() {
+  Value &q = in(0), &k = in(1), &v = in(2);
+  for (Value *x : {&q, &k, &v}) {
+    ensureDevice(*x);
+    if (x->shape.size() != 4 || stridesOf(*x)[3] != 1)
+      makeContiguous(*x);
+    if (x->shape.size() != 4)
+      fail("operands must be [batch, heads, seq, head_dim], got ", shapeString(x->shape));
+  }
+  const int64_t batch = q.shape[0], qHeads = q.shape[1], qLen = q.shape[2], headDim = q.shape[3];
+  const int64_t kvHeads = k.shape[1], kvLen = k.shape[2];
+  if (k.shape != v.shape || k.shape[0] != batch || k.shape[3] != headDim || kvHeads <= 0 ||
+      qHeads % kvHeads != 0 || q.dtype != k.dtype || q.dtype != v.dtype)
+    fail("query ", shapeString(q.shape), ", key ", shapeString(k.shape), " and value ",
+         shapeString(v.shape), " do not fit");
+  bool causal = attrs().getInt("causal", 0) != 0;
+  MaskPattern pattern = MaskPattern::none;
+  Value *mask = nullptr;
+  if (numInputs() > 3) {
+    mask = &in(3);
+    if (mask->maskPattern < 0) // classified once per call: every layer reads the same mask
+      mask->maskPattern = static_cast<int>(
+          mask->host.data || !mask->dev ? classify(hostIn(3), qLen, kvLen) : MaskPattern::general);
+    pattern = static_cast<MaskPattern>(mask->maskPattern);
+    causal |= pattern == MaskPattern::causal;
+  }
+  const float scale = static_cast<float>(attrs().getFloat("scale"));
+  Value &out = result(0, q.shape);
+
+  const bool cacheStep = cache_ && k.kvSlot >= 0 && v.kvSlot >= 0 && qLen == 1 &&
+                         pattern != MaskPattern::general;
+  if (cacheStep) {
+    // The step appended its row at lens[b] before this launch: attend to lens[b] + 1 keys.
+    const int32_t *lens = cache_->lengths();
+    std::vector<int64_t> qs = stridesOf(q);
+    if (cuda::decodeAttentionSupportsHeadDim(headDim) && qs[0] % 8 == 0 && qs[1] % 8 == 0) {
+      cuda::DecodeAttentionArgs a;
+      a.dtype = q.dtype;
+      a.batch = batch;
+      a.qHeads = qHeads;
+      a.kvHeads = kvHeads;
+      a.headDim = headDim;
+      a.q = q.dev;
+      a.qStrideB = qs[0];
+      a.qStrideH = qs[1];
+      a.out = out.dev;
+      a.outStrideB = qHeads * headDim;
+      a.outStrideH = headDim;
+      a.cache = cache_->layerView(static_cast<size_t>(k.kvSlot), static_cast<size_t>(v.kvSlot));
+      a.lens = lens;
+      a.lenOffset = 1;
+      a.scale = scale;
+      a.maxSplits = cuda::decodeAttentionDefaultSplits(batch, qHeads, kvHeads, headDim, cache_->capacity());
+      cuda::ScratchSize need = cuda::decodeAttentionScratch(batch, qHeads, kvHeads, headDim, a.maxSplits);
+      CudaContext &ctx = ex_.ctx_;
+      const cuda::SplitScratch &have = ctx.decodeScratch(0, 0);
+      if (have.partialCount < need.partialFloats || have.counterCount < need.counterCount)
+        ex_.flush(); // launches recorded so far use the old scratch, which is freed now
+      a.scratch = ctx.decodeScratch(need.partialFloats, need.counterCount);
+      record([=](cudaStream_t s) { cuda::decodeAttention(s, a); });
+      sign(index_, a.dtype, a.q, a.out, a.cache, a.lens, a.scale, a.maxSplits, a.scratch, batch,
+           qHeads, kvHeads, headDim);
+      return;
+    }
+    cuda::PrefillAttentionArgs a;
+    a.dtype = q.dtype;
+    a.batch = batch;
+    a.qHeads = qHeads;
+    a.kvHeads = kvHeads;
+    a.qLen = 1;
+    a.kvLen = cache_->capacity();
+    a.headDim = headDim;
+    a.q = operandOf(q);
+    a.k = operandOf(k);
+    a.v = operandOf(v);
+    a.out = out.dev;
+    a.outStrideB = qHeads * headDim;
+    a.outStrideH = headDim;
+    a.outStrideS = headDim;
+    a.scale = scale;
+    record([=](cudaStream_t s) { cuda::genericAttention(s, a, lens, 1); });
+    sign(index_, a.dtype, a.q, a.k, a.v, a.out, a.kvLen, a.scale, lens, batch, qHeads, kvHeads, headDim);
+    return;
+  }
+
+  cuda::PrefillAttentionArgs a;
+  a.dtype = q.dtype;
+  a.batch = batch;
+  a.qHeads = qHeads;
+  a.kvHeads = kvHeads;
+  a.qLen = qLen;
+  a.kvLen = kvLen;
+  a.headDim = headDim;
+  a.q = operandOf(q);
+  a.k = operandOf(k);
+  a.v = operandOf(v);
+  a.out = out.dev;
+  a.outStrideB = qHeads * qLen * headDim;
+  a.outStrideH = qLen * headDim;
+  a.outStrideS = headDim;
+  a.scale = scale;
+  a.causal = causal;
+  if (pattern == MaskPattern::general) {
+    makeContiguous(*mask);
+    const Shape &ms = mask->shape;
+    if (ms.size() < 2 || ms.size() > 4)
+      fail("mask ", shapeString(ms), " is not [.., seq, kv_len]");
+    const bool boolean = mask->dtype == DType::boolean || mask->dtype == DType::u8;
+    if (!boolean && mask->dtype != q.dtype)
+      fail("additive mask is ", dtypeName(mask->dtype), "; the CUDA kernels take ", dtypeName(q.dtype));
+    Shape full(4 - ms.size(), 1);
+    full.insert(full.end(), ms.begin(), ms.end());
+    std::vector<int64_t> st = rowMajorStrides(full);
+    const int64_t want[4] = {batch, qHeads, qLen, kvLen};
+    for (int d = 0; d < 4; ++d) {
+      if (full[d] != 1 && full[d] != want[d])
+        fail("mask ", shapeString(ms), " does not broadcast to [", batch, ", ", qHeads, ", ",
+             qLen, ", ", kvLen, "]");
+      if (full[d] == 1)
+        st[d] = 0;
+    }
+    a.maskKind = boolean ? cuda::MaskKind::boolean : cuda::MaskKind::additive;
+    a.mask = mask->dev;
+    a.maskStrideB = st[0];
+    a.maskStrideH = st[1];
+    a.maskStrideS = st[2];
+    a.maskStrideT = st[3];
+  }
+  const bool tiled = cuda::prefillAttentionSupportsHeadDim(headDim);
+  record([=](cudaStream_t s) {
+    if (tiled)
+      cuda::prefillAttention(s, a);
+    else
+      cuda::genericAttention(s, a);
+  });
+  sign(index_, a.dtype, a.q, a.k, a.v, a.out, a.qLen, a.kvLen, a.scale, a.causal, a.maskKind,
+       a.mask, a.maskStrideB, a.maskStrideH, a.maskStrideS, a.maskStrideT, batch, qHeads,
+       kvHeads, headDim);
+}
+
+} // namespace mm::rt::cudaexec

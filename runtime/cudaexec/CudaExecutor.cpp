@@ -1,0 +1,517 @@
+//===- CudaExecutor.cpp - run one function of a plan on a CUDA device --------===//
+#include "runtime/cudaexec/CudaExecutor.h"
+
+#include "runtime/core/Error.h"
+#include "runtime/cuda/Kernels.h"
+#include "runtime/cudaexec/OpRecorder.h"
+#include "runtime/exec/Executor.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <set>
+
+namespace mm::rt::cudaexec {
+
+using cuda::checkCuda;
+
+//===--- CudaContext ------------------------------------------------------------===//
+
+CudaContext::CudaContext() {
+  requireCudaDevice();
+  checkCuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+  blas_ = std::make_unique<cuda::Blas>();
+}
+
+CudaContext::~CudaContext() {
+  blas_.reset();
+  if (stream_)
+    cudaStreamDestroy(stream_);
+}
+
+const cuda::SplitScratch &CudaContext::decodeScratch(size_t partialFloats, size_t counters) {
+  if (partials_.reserve(partialFloats * sizeof(float), "attention scratch") |
+      counters_.reserve(counters * sizeof(unsigned), "attention scratch")) {
+    // The counters start at zero and every launch leaves them so (CudaCommon.h).
+    checkCuda(cudaMemset(counters_.get(), 0, counters_.bytes()), "cudaMemset");
+    scratch_.partials = static_cast<float *>(partials_.get());
+    scratch_.partialCount = partials_.bytes() / sizeof(float);
+    scratch_.counters = static_cast<unsigned *>(counters_.get());
+    scratch_.counterCount = counters_.bytes() / sizeof(unsigned);
+  }
+  return scratch_;
+}
+
+void CudaContext::synchronize() const { checkCuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize"); }
+
+//===--- Construction -----------------------------------------------------------===//
+
+namespace {
+bool isPastInput(const FunctionInfo &fn, size_t input) {
+  for (const KvSlotInfo &s : fn.kvSlots)
+    if (s.pastInput == input)
+      return true;
+  return false;
+}
+size_t alignUp(size_t n) { return (n + 255) / 256 * 256; }
+} // namespace
+
+CudaExecutor::CudaExecutor(std::shared_ptr<const Plan> plan, const std::string &function,
+                           CudaContext &ctx)
+    : plan_(std::move(plan)), fn_(&plan_->function(function)), ctx_(ctx),
+      arena_(deviceArenaMemory()), staging_{Arena(pinnedArenaMemory()), Arena(pinnedArenaMemory())} {
+  const FunctionInfo &fn = *fn_;
+  const size_t nops = fn.ops.size();
+  std::set<std::string> noLaunch, noKernel;
+  bool planned = false;
+  for (const OpInfo &op : fn.ops) {
+    planned |= op.placement != Placement::unplanned;
+    cpu::CpuKernel k = nullptr;
+    if (op.placement == Placement::device) {
+      if (!hasDeviceLaunch(op.name))
+        noLaunch.insert(op.name);
+    } else {
+      k = cpu::cpuKernels().find(op.name);
+      if (!k)
+        noKernel.insert(op.name);
+    }
+    hostKernels_.push_back(k);
+  }
+  if (!planned && nops > 0)
+    fail(plan_->origin(), ": function '", fn.name, "' has no CUDA placement (the plan targets '",
+         plan_->target(), "'); compile it with `mmc compile --target cuda`");
+  auto join = [](const std::set<std::string> &s) {
+    std::string out;
+    for (const std::string &n : s)
+      out += (out.empty() ? "" : ", ") + n;
+    return out;
+  };
+  if (!noLaunch.empty())
+    fail(plan_->origin(), ": function '", fn.name, "' places ops on the device that this "
+         "runtime cannot launch: ", join(noLaunch), " (plan from a newer mmc?)");
+  if (!noKernel.empty())
+    fail(plan_->origin(), ": function '", fn.name, "' uses ops without a CPU kernel: ", join(noKernel));
+
+  appendSlot_.assign(nops, -1);
+  partnerSlot_.assign(fn.kvSlots.size(), -1);
+  kvPending_.resize(fn.kvSlots.size());
+  for (size_t s = 0; s < fn.kvSlots.size(); ++s) {
+    appendSlot_[fn.kvSlots[s].appendOp] = static_cast<int>(s);
+    for (size_t o = 0; o < fn.kvSlots.size(); ++o)
+      if (o != s && fn.kvSlots[o].layer == fn.kvSlots[s].layer && fn.kvSlots[o].kind != fn.kvSlots[s].kind)
+        partnerSlot_[s] = static_cast<int>(o);
+  }
+
+  isOutput_.assign(fn.tensors.size(), false);
+  for (const ValueInfo &v : fn.outputs)
+    isOutput_[v.tensor] = true;
+  releaseAfter_.assign(nops, {});
+  std::vector<int32_t> lastRead(fn.tensors.size(), -1);
+  for (size_t i = 0; i < nops; ++i)
+    for (uint32_t in : fn.ops[i].inputs)
+      lastRead[in] = static_cast<int32_t>(i);
+  for (uint32_t t = 0; t < fn.tensors.size(); ++t) {
+    const TensorInfo &info = fn.tensors[t];
+    if (isOutput_[t] || info.kind == TensorKind::weight || info.kind == TensorKind::constant)
+      continue;
+    int32_t last = std::max(info.kind == TensorKind::activation ? info.lastOp : -1, lastRead[t]);
+    if (last >= 0 && last < static_cast<int32_t>(nops))
+      releaseAfter_[static_cast<size_t>(last)].push_back(t);
+  }
+  outputBuffers_.resize(fn.outputs.size());
+  for (cudaEvent_t &e : done_)
+    checkCuda(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
+  uploadParameters();
+  prepareConvWeights();
+}
+
+CudaExecutor::~CudaExecutor() {
+  cudaStreamSynchronize(ctx_.stream());
+  for (auto &[sig, exec] : graphs_)
+    cudaGraphExecDestroy(exec);
+  for (cudaEvent_t e : done_)
+    if (e)
+      cudaEventDestroy(e);
+}
+
+void CudaExecutor::uploadParameters() {
+  const FunctionInfo &fn = *fn_;
+  parameterDev_.assign(fn.tensors.size(), nullptr);
+  size_t total = 0;
+  for (const TensorInfo &t : fn.tensors)
+    if (t.kind == TensorKind::weight || t.kind == TensorKind::constant) {
+      total += alignUp(t.value.nbytes());
+      if (t.kind == TensorKind::weight)
+        weightBytes_ += t.value.nbytes();
+    }
+  if (total == 0)
+    return;
+  std::string what = "the weights of '" + fn.name + "'";
+  requireFreeDeviceMemory(total, what.c_str());
+  parameters_ = DeviceBuffer(total, what.c_str());
+  size_t offset = 0;
+  for (uint32_t t = 0; t < fn.tensors.size(); ++t) {
+    const TensorInfo &info = fn.tensors[t];
+    if (info.kind != TensorKind::weight && info.kind != TensorKind::constant)
+      continue;
+    char *dst = static_cast<char *>(parameters_.get()) + offset;
+    if (info.value.nbytes())
+      checkCuda(cudaMemcpy(dst, info.value.data, info.value.nbytes(), cudaMemcpyHostToDevice),
+                "uploading weights");
+    parameterDev_[t] = dst;
+    offset += alignUp(info.value.nbytes());
+  }
+}
+
+/// mm.conv runs as im2col + GEMM with the weight [O, C*kh*kw] transposed to [K, O] once.
+void CudaExecutor::prepareConvWeights() {
+  for (const OpInfo &op : fn_->ops) {
+    if (op.placement != Placement::device || op.name != "mm.conv" || op.inputs.size() < 2)
+      continue;
+    uint32_t w = op.inputs[1];
+    const TensorInfo &info = fn_->tensors[w];
+    if (info.kind != TensorKind::weight || info.shape.size() != 4 || convWeights_.count(w))
+      continue; // runConv reports the problem with the op's name
+    int64_t o = info.shape[0], k = info.shape[1] * info.shape[2] * info.shape[3];
+    DeviceBuffer buf(info.value.nbytes(), "convolution weights");
+    cuda::StridedLayout l;
+    l.rank = 2;
+    l.shape[0] = k;
+    l.shape[1] = o;
+    l.srcStride[0] = 1;
+    l.srcStride[1] = k;
+    l.dstStride[0] = o;
+    l.dstStride[1] = 1;
+    cuda::stridedCopy(ctx_.stream(), dtypeSize(info.dtype), parameterDev_[w], buf.get(), l);
+    convWeights_.emplace(w, std::move(buf));
+  }
+  ctx_.synchronize();
+}
+
+//===--- One call ---------------------------------------------------------------===//
+
+void CudaExecutor::opError(size_t index, const std::string &message) const {
+  const OpInfo &op = fn_->ops[index];
+  fail("function '", fn_->name, "' op ", index, " (", op.name,
+       op.location.empty() ? "" : " at " + op.location, "): ", message);
+}
+
+void *CudaExecutor::arenaAllocate(size_t bytes) {
+  void *b = arena_.allocate(bytes);
+  blockRefs_[b] = 1;
+  return b;
+}
+
+void CudaExecutor::retain(void *block) {
+  if (block)
+    ++blockRefs_.at(block);
+}
+
+void CudaExecutor::drop(void *block) {
+  if (!block)
+    return;
+  auto it = blockRefs_.find(block);
+  if (it == blockRefs_.end())
+    return; // a persistent output buffer
+  if (--it->second == 0) {
+    arena_.release(block);
+    blockRefs_.erase(it);
+  }
+}
+
+void *CudaExecutor::stage(const void *hostData, size_t bytes) {
+  void *p = staging_[parity_].allocate(bytes);
+  if (bytes)
+    std::memcpy(p, hostData, bytes);
+  return p;
+}
+
+void CudaExecutor::releaseValue(Value &v) {
+  drop(v.block);
+  v = Value();
+}
+
+std::vector<CudaExecutor::Value> CudaExecutor::bindInputs(const std::vector<RunInput> &inputs,
+                                                          DeviceKvCache *cache) {
+  const FunctionInfo &fn = *fn_;
+  if (inputs.size() != fn.inputs.size())
+    fail("function '", fn.name, "' takes ", fn.inputs.size(), " inputs, got ", inputs.size());
+  if (cache && cache->function() != fn_)
+    fail("function '", fn.name, "': the KV cache was built for another function");
+  std::vector<Value> values(fn.tensors.size());
+  for (uint32_t t = 0; t < fn.tensors.size(); ++t) {
+    const TensorInfo &info = fn.tensors[t];
+    if (info.kind != TensorKind::weight && info.kind != TensorKind::constant)
+      continue;
+    Value &v = values[t];
+    v.dtype = info.dtype;
+    v.shape = info.value.shape;
+    v.host = info.value;
+    v.dev = parameterDev_[t];
+    v.set = true;
+  }
+  std::map<std::string, std::pair<int64_t, std::string>> dims;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const ValueInfo &in = fn.inputs[i];
+    const TensorInfo &t = fn.tensors[in.tensor];
+    Value &v = values[in.tensor];
+    if (cache && isPastInput(fn, i)) {
+      if (inputs[i].tensor.data)
+        fail("input '", in.name, "' is supplied by the KV cache; leave it out");
+      continue;
+    }
+    const Tensor &x = inputs[i].tensor;
+    if (!x.data && x.numel() != 0)
+      fail("input '", in.name, "' (", signatureString(t), ") is missing");
+    bool ok = x.dtype == t.dtype && x.shape.size() == t.shape.size();
+    for (size_t d = 0; ok && d < x.shape.size(); ++d)
+      ok = t.shape[d] < 0 || t.shape[d] == x.shape[d];
+    if (!ok)
+      fail("input '", in.name, "': expected ", signatureString(t), ", got ", dtypeName(x.dtype), " ",
+           shapeString(x.shape));
+    for (size_t d = 0; d < x.shape.size(); ++d) {
+      const std::string &name = t.dimNames[d];
+      if (t.shape[d] >= 0 || name.empty())
+        continue;
+      auto [it, inserted] = dims.emplace(name, std::make_pair(x.shape[d], in.name));
+      if (!inserted && it->second.first != x.shape[d])
+        fail("input '", in.name, "': dim '", name, "' is ", x.shape[d], " but input '",
+             it->second.second, "' has ", name, " = ", it->second.first);
+    }
+    v.dtype = x.dtype;
+    v.shape = x.shape;
+    if (inputs[i].onDevice)
+      v.dev = static_cast<char *>(x.data);
+    else
+      v.host = x;
+    v.set = true;
+  }
+  if (cache)
+    for (size_t s = 0; s < fn.kvSlots.size(); ++s) {
+      const KvSlotInfo &slot = fn.kvSlots[s];
+      Value &v = values[fn.inputs[slot.pastInput].tensor];
+      v.dtype = cache->dtype(s);
+      v.shape = {cache->batch(), cache->kvHeads(s), cache->length(), cache->headDim(s)};
+      v.dev = static_cast<char *>(cache->buffer(s));
+      v.strides = {cache->kvHeads(s) * cache->capacity() * cache->headDim(s),
+                   cache->capacity() * cache->headDim(s), cache->headDim(s), 1};
+      v.kvSlot = static_cast<int>(s);
+      v.set = true;
+    }
+  return values;
+}
+
+void CudaExecutor::runHostOp(size_t i, std::vector<Value> &values) {
+  const OpInfo &op = fn_->ops[i];
+  std::vector<const Tensor *> ins;
+  std::vector<Tensor> shapeOnly(op.inputs.size());
+  const bool readsShapeOnly = op.name == "mm.dim" || op.name == "mm.shape";
+  for (size_t k = 0; k < op.inputs.size(); ++k) {
+    Value &v = values[op.inputs[k]];
+    if (!v.set)
+      opError(i, "input tensor " + std::to_string(op.inputs[k]) + " has no value");
+    if (readsShapeOnly && !v.host.data) {
+      shapeOnly[k].dtype = v.dtype;
+      shapeOnly[k].shape = v.shape;
+      ins.push_back(&shapeOnly[k]);
+      continue;
+    }
+    if (!v.host.data && v.dev) // a host op reading a device value: the end of a segment
+      OpRecorder(*this, i, values, nullptr).download(v);
+    ins.push_back(&v.host);
+  }
+  // The CPU kernel allocates its results on the heap.
+  struct HostContext final : cpu::KernelContext {
+    const OpInfo &op;
+    const FunctionInfo &fn;
+    std::vector<Tensor> made;
+    HostContext(const OpInfo &o, const FunctionInfo &f) : op(o), fn(f), made(o.outputs.size()) {}
+    const Attrs &attrs() const override { return op.attrs; }
+    DType outputDType(size_t r) const override {
+      if (r >= op.outputs.size())
+        fail("result index ", r, " out of range");
+      return fn.tensors[op.outputs[r]].dtype;
+    }
+    Tensor allocateOutput(size_t r, const Shape &shape) override {
+      made.at(r) = Tensor::host(outputDType(r), shape);
+      return made[r];
+    }
+  } hctx(op, *fn_);
+  std::vector<Tensor> outs(op.outputs.size());
+  try {
+    hostKernels_[i](hctx, ins, outs);
+  } catch (const Error &e) {
+    opError(i, e.what());
+  }
+  for (size_t r = 0; r < op.outputs.size(); ++r) {
+    if (!hctx.made[r].data && hctx.made[r].numel() != 0)
+      opError(i, "the kernel did not produce result " + std::to_string(r));
+    Value &out = values[op.outputs[r]];
+    out = Value();
+    out.dtype = hctx.made[r].dtype;
+    out.shape = hctx.made[r].shape;
+    out.host = hctx.made[r];
+    out.set = true;
+  }
+}
+
+void CudaExecutor::runDeviceOp(size_t i, std::vector<Value> &values, DeviceKvCache *cache) {
+  OpRecorder rec(*this, i, values, cache);
+  try {
+    if (cache && appendSlot_[i] >= 0)
+      rec.appendToCache(static_cast<size_t>(appendSlot_[i]));
+    else
+      rec.launch();
+  } catch (const Error &e) {
+    const std::string what = e.what();
+    if (what.rfind("function '", 0) == 0)
+      throw;
+    opError(i, what);
+  }
+}
+
+void CudaExecutor::flush() {
+  if (pending_.empty())
+    return;
+  cudaStream_t s = ctx_.stream();
+  auto found = graphs_.find(signature_);
+  const bool seenBefore =
+      std::find(recentSignatures_.begin(), recentSignatures_.end(), signature_) != recentSignatures_.end();
+  if (ctx_.graphsEnabled() && found == graphs_.end() && seenBefore) {
+    cudaGraph_t graph = nullptr;
+    checkCuda(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
+    try {
+      for (auto &launch : pending_)
+        launch(s);
+    } catch (...) {
+      cudaStreamEndCapture(s, &graph);
+      if (graph)
+        cudaGraphDestroy(graph);
+      throw;
+    }
+    checkCuda(cudaStreamEndCapture(s, &graph), "cudaStreamEndCapture");
+    cudaGraphExec_t exec = nullptr;
+    cudaError_t st = cudaGraphInstantiate(&exec, graph, 0);
+    cudaGraphDestroy(graph);
+    checkCuda(st, "cudaGraphInstantiate");
+    if (graphs_.size() >= 8) { // a few shapes at a time (prefill lengths are not captured)
+      cudaGraphExecDestroy(graphs_.begin()->second);
+      graphs_.erase(graphs_.begin());
+    }
+    found = graphs_.emplace(signature_, exec).first;
+    ++stats_.captures;
+  }
+  if (ctx_.graphsEnabled() && found != graphs_.end()) {
+    checkCuda(cudaGraphLaunch(found->second, s), "cudaGraphLaunch");
+    ++stats_.graphLaunches;
+  } else {
+    for (auto &launch : pending_)
+      launch(s);
+    ++stats_.eagerSegments;
+  }
+  checkCuda(cudaEventRecord(done_[parity_], s), "cudaEventRecord");
+  if (!seenBefore) {
+    recentSignatures_.push_back(std::move(signature_));
+    if (recentSignatures_.size() > 8)
+      recentSignatures_.pop_front();
+  }
+  signature_.clear();
+  pending_.clear();
+}
+
+std::vector<DeviceTensor> CudaExecutor::finishOutputs(std::vector<Value> &values) {
+  std::vector<DeviceTensor> outs;
+  for (size_t o = 0; o < fn_->outputs.size(); ++o) {
+    Value &v = values[fn_->outputs[o].tensor];
+    DeviceTensor t;
+    t.dtype = v.dtype;
+    if (v.kvSlot >= 0 || !v.set) {
+      outs.push_back(t); // present.*: the cache holds them
+      continue;
+    }
+    t.shape = v.shape;
+    DeviceBuffer &buf = outputBuffers_[o];
+    bool inBuffer = v.dev && v.dev == buf.get() && v.strides.empty();
+    if (!inBuffer) {
+      OpRecorder rec(*this, fn_->ops.size(), values, nullptr);
+      rec.copyInto(v, buf, ("output '" + fn_->outputs[o].name + "'").c_str());
+    }
+    t.data = buf.get();
+    outs.push_back(t);
+  }
+  return outs;
+}
+
+std::vector<DeviceTensor> CudaExecutor::run(const std::vector<RunInput> &inputs, DeviceKvCache *cache) {
+  // This call's staging area is rewritten below: the copies of the call that used it last
+  // (the one before the previous) must have completed.
+  parity_ ^= 1;
+  checkCuda(cudaEventSynchronize(done_[parity_]), "cudaEventSynchronize");
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<Value> values = bindInputs(inputs, cache);
+  const FunctionInfo &fn = *fn_;
+  int64_t appended = 0;
+  try {
+    for (size_t i = 0; i < fn.ops.size(); ++i) {
+      if (fn.ops[i].placement == Placement::device) {
+        runDeviceOp(i, values, cache);
+        if (cache && appendSlot_[i] >= 0)
+          appended = values[fn.ops[i].inputs[1]].shape[2];
+      } else {
+        runHostOp(i, values);
+      }
+      for (uint32_t t : releaseAfter_[i])
+        releaseValue(values[t]);
+    }
+    if (cache)
+      OpRecorder(*this, fn.ops.size(), values, cache).appendPending();
+    std::vector<DeviceTensor> outs = finishOutputs(values);
+    if (cache && appended > 0) {
+      int32_t *lens = cache->lengths();
+      const int64_t batch = cache->batch();
+      const int32_t delta = static_cast<int32_t>(appended);
+      pending_.push_back([=](cudaStream_t s) { cuda::advanceLengths(s, lens, batch, delta); });
+      signature_.append(reinterpret_cast<const char *>(&lens), sizeof lens);
+      cache->advanceHost(appended);
+    }
+    flush();
+    blockRefs_.clear();
+    for (Value &p : kvPending_)
+      p = Value();
+    arena_.endCall();
+    staging_[parity_].endCall();
+    stats_.hostMs +=
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return outs;
+  } catch (...) {
+    pending_.clear();
+    signature_.clear();
+    recentSignatures_.clear();
+    blockRefs_.clear();
+    for (Value &p : kvPending_)
+      p = Value();
+    cudaStreamSynchronize(ctx_.stream());
+    arena_.endCall();
+    staging_[parity_].endCall();
+    throw;
+  }
+}
+
+std::vector<Tensor> CudaExecutor::runToHost(const std::vector<Tensor> &inputs) {
+  std::vector<RunInput> in;
+  for (const Tensor &t : inputs)
+    in.push_back({t, false});
+  std::vector<DeviceTensor> outs = run(in);
+  std::vector<Tensor> host;
+  for (const DeviceTensor &d : outs) {
+    Tensor h = Tensor::host(d.dtype, d.shape);
+    if (d.data && h.nbytes())
+      checkCuda(cudaMemcpyAsync(h.data, d.data, h.nbytes(), cudaMemcpyDeviceToHost, ctx_.stream()),
+                "cudaMemcpyAsync");
+    host.push_back(h);
+  }
+  ctx_.synchronize();
+  return host;
+}
+
+} // namespace mm::rt::cudaexec

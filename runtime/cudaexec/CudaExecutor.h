@@ -1,0 +1,184 @@
+//===- CudaExecutor.h - run one function of a plan on a CUDA device ----------===//
+//
+// Runs a function of a plan compiled with `mmc compile --target cuda`, whose ops carry the
+// placement and graph segments of -mm-plan-cuda-graphs (docs/cuda-graphs.md):
+//   - device ops are launches on one stream (runtime/cuda kernels, cuBLASLt); activations
+//     live in one device arena per function (runtime/exec/Arena.h over device memory),
+//     weights and constants are uploaded once when the executor is made;
+//   - host ops (mask building, positions, rotary tables, shape arithmetic) run with the CPU
+//     kernels while the launches are recorded; a device op reading a host value gets it by
+//     an asynchronous copy from page-locked staging memory;
+//   - layout ops (reshape, transpose, split, slice, expand, squeeze, unsqueeze) are views
+//     where the consuming kernel takes strides, else one strided copy.
+// A call first records its launches (checking every shape on the host), then issues them.
+// When CUDA graphs are on and a segment records exactly the launches (kernels, arguments,
+// addresses) of a recent call, it is captured once and replayed from then on: with the
+// KV-cache lengths in device memory a decode step records the same launches every step.
+// A host op reading a device value ends a segment (the executor synchronises there).
+//
+// Errors throw mm::rt::Error naming the function, the op and the problem.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MM_RUNTIME_CUDAEXEC_CUDAEXECUTOR_H
+#define MM_RUNTIME_CUDAEXEC_CUDAEXECUTOR_H
+
+#include "runtime/cpu/CpuKernels.h"
+#include "runtime/cuda/Blas.h"
+#include "runtime/cudaexec/DeviceKvCache.h"
+#include "runtime/cudaexec/DeviceMemory.h"
+#include "runtime/exec/Arena.h"
+#include "runtime/plan/Plan.h"
+
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace mm::rt::cudaexec {
+
+/// The stream, cuBLASLt and attention scratch shared by the executors of one generator.
+class CudaContext {
+public:
+  /// Checks the device (requireCudaDevice) and creates the stream and cuBLASLt handle.
+  CudaContext();
+  ~CudaContext();
+  CudaContext(const CudaContext &) = delete;
+  CudaContext &operator=(const CudaContext &) = delete;
+
+  cudaStream_t stream() const { return stream_; }
+  cuda::Blas &blas() { return *blas_; }
+  /// Scratch for decodeAttention big enough for (batch, heads, headDim, splits); grows
+  /// (outside any segment being recorded) when a call needs more.
+  const cuda::SplitScratch &decodeScratch(size_t partialFloats, size_t counters);
+  void synchronize() const;
+  bool graphsEnabled() const { return graphs_; }
+  void setGraphsEnabled(bool on) { graphs_ = on; }
+
+private:
+  cudaStream_t stream_ = nullptr;
+  std::unique_ptr<cuda::Blas> blas_;
+  DeviceBuffer partials_, counters_;
+  cuda::SplitScratch scratch_;
+  bool graphs_ = true;
+};
+
+/// A tensor in device memory, contiguous row-major.
+struct DeviceTensor {
+  DType dtype = DType::f32;
+  Shape shape;
+  void *data = nullptr;
+  int64_t numel() const { return numElements(shape); }
+  size_t nbytes() const { return static_cast<size_t>(numel()) * dtypeSize(dtype); }
+};
+
+/// An input of run(): a host tensor, or (onDevice) a contiguous tensor in device memory
+/// that stays valid until the call's work completes.
+struct RunInput {
+  Tensor tensor;
+  bool onDevice = false;
+};
+
+/// Counters of how calls were issued.
+struct LaunchStats {
+  int64_t eagerSegments = 0;  ///< segments issued launch by launch
+  int64_t captures = 0;       ///< segments captured into a CUDA graph
+  int64_t graphLaunches = 0;  ///< segments replayed from a graph (captures included)
+  double hostMs = 0;          ///< host time in run(): host ops, checks, recording, issuing
+};
+
+class CudaExecutor {
+public:
+  /// Prepares `function` of `plan` on ctx's device: uploads its weights and constants
+  /// (throws Error with the memory needed and free when they do not fit) and checks that
+  /// the plan was compiled for CUDA and that every device op has a launch.
+  CudaExecutor(std::shared_ptr<const Plan> plan, const std::string &function, CudaContext &ctx);
+  ~CudaExecutor();
+  CudaExecutor(const CudaExecutor &) = delete;
+  CudaExecutor &operator=(const CudaExecutor &) = delete;
+
+  const FunctionInfo &function() const { return *fn_; }
+
+  /// Records and issues the function on the context's stream without waiting for it.
+  /// `inputs` follow function().inputs (validated like the CPU executor: dtype, rank,
+  /// static dims); with `cache`, the past_key_values inputs are left empty and the step's
+  /// keys/values are appended to the cache. Returns the outputs in device memory (valid
+  /// until the next run of this executor; the present.* outputs empty with a cache).
+  std::vector<DeviceTensor> run(const std::vector<RunInput> &inputs, DeviceKvCache *cache = nullptr);
+  /// run() with host inputs, then copies the outputs to the host (synchronises).
+  std::vector<Tensor> runToHost(const std::vector<Tensor> &inputs);
+
+  const LaunchStats &stats() const { return stats_; }
+  /// Bytes of the activation arena and of the uploaded weights and constants.
+  size_t arenaBytes() const { return arena_.capacity(); }
+  size_t weightBytes() const { return weightBytes_; }
+
+  /// One value during a call (public for the op launch table in CudaOps.cpp).
+  struct Value {
+    DType dtype = DType::f32;
+    Shape shape;
+    Tensor host;                  ///< host copy (host ops' results, inputs, constants)
+    char *dev = nullptr;          ///< device element 0, or null when only on the host
+    std::vector<int64_t> strides; ///< device element strides; empty = contiguous
+    void *block = nullptr;        ///< reference-counted arena block holding `dev`
+    int kvSlot = -1;              ///< a view of this KV-cache slot's buffer
+    int maskPattern = -1;         ///< an attention mask's pattern, once classified
+    bool set = false;
+  };
+  class OpRecorder;
+
+private:
+  friend class OpRecorder;
+  void uploadParameters();
+  void prepareConvWeights();
+  std::vector<Value> bindInputs(const std::vector<RunInput> &inputs, DeviceKvCache *cache);
+  void runHostOp(size_t index, std::vector<Value> &values);
+  void runDeviceOp(size_t index, std::vector<Value> &values, DeviceKvCache *cache);
+  std::vector<DeviceTensor> finishOutputs(std::vector<Value> &values);
+  /// Issues the recorded launches: replays a graph, captures one, or launches eagerly.
+  void flush();
+  void releaseValue(Value &v);
+  [[noreturn]] void opError(size_t index, const std::string &message) const;
+
+  // Storage used by OpRecorder.
+  void *arenaAllocate(size_t bytes);
+  void retain(void *block);
+  void drop(void *block);
+  void *stage(const void *hostData, size_t bytes);
+
+  std::shared_ptr<const Plan> plan_;
+  const FunctionInfo *fn_;
+  CudaContext &ctx_;
+  std::vector<cpu::CpuKernel> hostKernels_;   ///< per op; null for device ops
+  std::vector<std::vector<uint32_t>> releaseAfter_;
+  std::vector<bool> isOutput_;
+  std::vector<int> appendSlot_;               ///< per op: KV slot appended, or -1
+  std::vector<int> partnerSlot_;              ///< per KV slot: the other slot of its layer
+  std::vector<Value> kvPending_;              ///< per KV slot: entries not yet appended
+  DeviceBuffer parameters_;                   ///< weights and constants
+  std::vector<char *> parameterDev_;          ///< per tensor: device copy, or null
+  size_t weightBytes_ = 0;
+  std::map<uint32_t, DeviceBuffer> convWeights_; ///< per conv weight: [K, O] transposed
+  std::vector<DeviceBuffer> outputBuffers_;   ///< per function output
+  Arena arena_;
+  /// Two staging areas used by alternate calls, so that recording a call (which writes
+  /// staging) only waits for the call before the previous one: the host records step
+  /// N + 1 while the device runs step N.
+  Arena staging_[2];
+  cudaEvent_t done_[2] = {nullptr, nullptr}; ///< the last flush of the calls using staging_[i]
+  int parity_ = 0;
+  std::unordered_map<void *, int> blockRefs_;
+
+  // The segment being recorded.
+  std::vector<std::function<void(cudaStream_t)>> pending_;
+  std::string signature_;
+  std::deque<std::string> recentSignatures_; ///< segments issued eagerly lately
+  std::map<std::string, cudaGraphExec_t> graphs_;
+  LaunchStats stats_;
+};
+
+} // namespace mm::rt::cudaexec
+
+#endif // MM_RUNTIME_CUDAEXEC_CUDAEXECUTOR_H

@@ -1,0 +1,60 @@
+//===- CudaGenerator.h - multimodal greedy generation on a CUDA device --------===//
+//
+// The loop of runtime/exec/Generator.h with the CUDA executor: vision encoder -> token
+// embeddings -> image features spliced in on the device -> prefill -> greedy decode with
+// the device KV cache (batch 1). Only the next token id crosses to the host per step (the
+// argmax runs on the device). With CUDA graphs on, each decode step (embedding and
+// decoder) replays captured graphs from the third step on (docs/cuda-graphs.md).
+//
+//===----------------------------------------------------------------------===//
+#ifndef MM_RUNTIME_CUDAEXEC_CUDAGENERATOR_H
+#define MM_RUNTIME_CUDAEXEC_CUDAGENERATOR_H
+
+#include "runtime/cudaexec/CudaExecutor.h"
+#include "runtime/exec/Generator.h"
+
+#include <memory>
+#include <vector>
+
+namespace mm::rt::cudaexec {
+
+class CudaGenerator {
+public:
+  /// Creates the device context and executors (uploading the weights); throws Error if the
+  /// plan has no generation metadata, was not compiled for CUDA, or does not fit.
+  explicit CudaGenerator(std::shared_ptr<const Plan> plan, bool cudaGraphs = true);
+  ~CudaGenerator();
+
+  /// As Generator::generate; the result's tensors are host copies.
+  GenerationResult generate(const Tensor *pixelValues, const std::vector<int64_t> &inputIds,
+                            const GenerationOptions &options);
+
+  const GenerationInfo &info() const { return plan_->generation(); }
+  const CudaExecutor *vision() const { return vision_.get(); }
+  const CudaExecutor &decoder() const { return *decoder_; }
+  const CudaExecutor &embed() const { return *embed_; }
+
+private:
+  DeviceTensor embedTokens(const std::vector<int64_t> &ids);
+  DeviceTensor decoderStep(const DeviceTensor &embeds, int64_t seq);
+  /// argmax of the last row of logits [1, seq, vocab] into token_ (no wait).
+  void enqueueArgmax(const DeviceTensor &logits);
+  /// enqueueArgmax, then waits for the token.
+  int64_t argmaxLast(const DeviceTensor &logits);
+  /// Greedy decode after the first token (pipelined; see CudaGenerator.cpp).
+  void decode(GenerationResult &r, int64_t maxNewTokens);
+
+  std::shared_ptr<const Plan> plan_;
+  std::unique_ptr<CudaContext> ctx_;
+  std::unique_ptr<CudaExecutor> vision_, embed_, decoder_;
+  std::unique_ptr<DeviceKvCache> cache_;
+  DeviceBuffer token_, ids_;
+  int64_t *hostToken_ = nullptr; ///< page-locked
+  PinnedBuffer hostTokens_;      ///< the decode steps' token ids
+  cudaEvent_t tokenReady_[2] = {nullptr, nullptr};
+  int logitsOutput_ = 0;
+};
+
+} // namespace mm::rt::cudaexec
+
+#endif // MM_RUNTIME_CUDAEXEC_CUDAGENERATOR_H
