@@ -121,6 +121,10 @@ CudaExecutor::CudaExecutor(std::shared_ptr<const Plan> plan, const std::string &
   outputBuffers_.resize(fn.outputs.size());
   for (cudaEvent_t &e : done_)
     checkCuda(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
+  for (int i = 0; i < 2; ++i) {
+    checkCuda(cudaEventCreate(&begin_[i]), "cudaEventCreate");
+    checkCuda(cudaEventCreate(&end_[i]), "cudaEventCreate");
+  }
   uploadParameters();
   prepareConvWeights();
 }
@@ -129,7 +133,7 @@ CudaExecutor::~CudaExecutor() {
   cudaStreamSynchronize(ctx_.stream());
   for (auto &[sig, exec] : graphs_)
     cudaGraphExecDestroy(exec);
-  for (cudaEvent_t e : done_)
+  for (cudaEvent_t e : {done_[0], done_[1], begin_[0], begin_[1], end_[0], end_[1]})
     if (e)
       cudaEventDestroy(e);
 }
@@ -374,6 +378,9 @@ void CudaExecutor::flush() {
   if (pending_.empty())
     return;
   cudaStream_t s = ctx_.stream();
+  // Device time of one segment per call and parity (the call's last), read back when
+  // this parity's next call waits for it.
+  checkCuda(cudaEventRecord(begin_[parity_], s), "cudaEventRecord");
   auto found = graphs_.find(signature_);
   const bool seenBefore =
       std::find(recentSignatures_.begin(), recentSignatures_.end(), signature_) != recentSignatures_.end();
@@ -409,6 +416,8 @@ void CudaExecutor::flush() {
       launch(s);
     ++stats_.eagerSegments;
   }
+  checkCuda(cudaEventRecord(end_[parity_], s), "cudaEventRecord");
+  timed_[parity_] = true;
   checkCuda(cudaEventRecord(done_[parity_], s), "cudaEventRecord");
   if (!seenBefore) {
     recentSignatures_.push_back(std::move(signature_));
@@ -447,6 +456,7 @@ std::vector<DeviceTensor> CudaExecutor::run(const std::vector<RunInput> &inputs,
   // (the one before the previous) must have completed.
   parity_ ^= 1;
   checkCuda(cudaEventSynchronize(done_[parity_]), "cudaEventSynchronize");
+  addDeviceTime(parity_);
   const auto start = std::chrono::steady_clock::now();
   std::vector<Value> values = bindInputs(inputs, cache);
   const FunctionInfo &fn = *fn_;
@@ -495,6 +505,22 @@ std::vector<DeviceTensor> CudaExecutor::run(const std::vector<RunInput> &inputs,
     staging_[parity_].endCall();
     throw;
   }
+}
+
+void CudaExecutor::addDeviceTime(int parity) {
+  if (!timed_[parity])
+    return;
+  float ms = 0;
+  checkCuda(cudaEventElapsedTime(&ms, begin_[parity], end_[parity]), "cudaEventElapsedTime");
+  stats_.deviceMs += ms;
+  timed_[parity] = false;
+}
+
+const LaunchStats &CudaExecutor::stats() {
+  checkCuda(cudaStreamSynchronize(ctx_.stream()), "cudaStreamSynchronize");
+  addDeviceTime(0);
+  addDeviceTime(1);
+  return stats_;
 }
 
 std::vector<Tensor> CudaExecutor::runToHost(const std::vector<Tensor> &inputs) {

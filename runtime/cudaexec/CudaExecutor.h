@@ -87,6 +87,8 @@ struct LaunchStats {
   int64_t captures = 0;       ///< segments captured into a CUDA graph
   int64_t graphLaunches = 0;  ///< segments replayed from a graph (captures included)
   double hostMs = 0;          ///< host time in run(): host ops, checks, recording, issuing
+  double deviceMs = 0;        ///< device time of the issued segments (CUDA events), calls
+                              ///< completed so far
 };
 
 class CudaExecutor {
@@ -110,7 +112,8 @@ public:
   /// run() with host inputs, then copies the outputs to the host (synchronises).
   std::vector<Tensor> runToHost(const std::vector<Tensor> &inputs);
 
-  const LaunchStats &stats() const { return stats_; }
+  /// The counters, after waiting for the calls issued so far.
+  const LaunchStats &stats();
   /// Bytes of the activation arena and of the uploaded weights and constants.
   size_t arenaBytes() const { return arena_.capacity(); }
   size_t weightBytes() const { return weightBytes_; }
@@ -140,6 +143,7 @@ private:
   /// Issues the recorded launches: replays a graph, captures one, or launches eagerly.
   void flush();
   void releaseValue(Value &v);
+  void addDeviceTime(int parity);
   [[noreturn]] void opError(size_t index, const std::string &message) const;
 
   // Storage used by OpRecorder.
@@ -168,6 +172,8 @@ private:
   /// N + 1 while the device runs step N.
   Arena staging_[2];
   cudaEvent_t done_[2] = {nullptr, nullptr}; ///< the last flush of the calls using staging_[i]
+  cudaEvent_t begin_[2] = {nullptr, nullptr}, end_[2] = {nullptr, nullptr}; ///< device timing
+  bool timed_[2] = {false, false};                ///< begin_/end_[i] hold a segment to add
   int parity_ = 0;
   std::unordered_map<void *, int> blockRefs_;
 

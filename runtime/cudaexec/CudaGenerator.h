@@ -30,9 +30,9 @@ public:
                             const GenerationOptions &options);
 
   const GenerationInfo &info() const { return plan_->generation(); }
-  const CudaExecutor *vision() const { return vision_.get(); }
-  const CudaExecutor &decoder() const { return *decoder_; }
-  const CudaExecutor &embed() const { return *embed_; }
+  CudaExecutor *vision() { return vision_.get(); }
+  CudaExecutor &decoder() { return *decoder_; }
+  CudaExecutor &embed() { return *embed_; }
 
 private:
   DeviceTensor embedTokens(const std::vector<int64_t> &ids);

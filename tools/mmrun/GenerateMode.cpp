@@ -130,12 +130,13 @@ int runGenerateCuda(std::shared_ptr<const Plan> plan, const GenerateOptions &o,
     fail("--profile times ops on the CPU backend only; with --device cuda use nsys or ncu");
   cudaexec::CudaGenerator gen(plan, o.cudaGraphs);
   GenerationResult r = generateWith(gen, o, ids);
-  auto statsOf = [](const cudaexec::CudaExecutor &e) {
+  auto statsOf = [](cudaexec::CudaExecutor &e) {
     const cudaexec::LaunchStats &s = e.stats();
     return nlohmann::json{{"eager_segments", s.eagerSegments},
                           {"captures", s.captures},
                           {"graph_launches", s.graphLaunches},
-                          {"host_ms", s.hostMs}};
+                          {"host_ms", s.hostMs},
+                          {"device_ms", s.deviceMs}};
   };
   nlohmann::json stats = {{"decoder", statsOf(gen.decoder())}, {"embed", statsOf(gen.embed())}};
   if (gen.vision())
