@@ -340,7 +340,8 @@ private:
     }
     if (!anyWeight)
       return false;
-    int64_t axis = concat.getAxis() < 0 ? concat.getAxis() + type.getRank() : concat.getAxis();
+    const int64_t rawAxis = static_cast<int64_t>(concat.getAxis());
+    int64_t axis = rawAxis < 0 ? rawAxis + type.getRank() : rawAxis;
     auto id = addTensor(concat.getResult(), fb::TensorKind::weight, concat.getLoc());
     if (failed(id))
       return failure();

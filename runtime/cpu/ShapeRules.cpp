@@ -141,4 +141,33 @@ ViewSpec sliceView(const std::string &op, const Shape &in, const std::vector<int
   return v;
 }
 
+bool viewStrides(const Shape &shape, const std::vector<int64_t> &strides, const Shape &target,
+                 std::vector<int64_t> &out) {
+  out.assign(target.size(), 0);
+  if (shape.empty() || numElements(shape) == 0) {
+    out = contiguousStrides(target);
+    return true;
+  }
+  int64_t viewD = static_cast<int64_t>(target.size()) - 1;
+  int64_t chunkBase = strides.back(), tensorNumel = 1, viewNumel = 1;
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+    tensorNumel *= shape[d];
+    if (d == 0 || (shape[d - 1] != 1 && strides[d - 1] != tensorNumel * chunkBase)) {
+      while (viewD >= 0 && (viewNumel < tensorNumel || target[viewD] == 1)) {
+        out[viewD] = viewNumel * chunkBase;
+        viewNumel *= target[viewD];
+        --viewD;
+      }
+      if (viewNumel != tensorNumel)
+        return false;
+      if (d > 0) {
+        chunkBase = strides[d - 1];
+        tensorNumel = 1;
+        viewNumel = 1;
+      }
+    }
+  }
+  return viewD == -1;
+}
+
 } // namespace mm::rt::cpu

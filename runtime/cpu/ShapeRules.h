@@ -42,6 +42,13 @@ ViewSpec sliceView(const std::string &op, const Shape &in, const std::vector<int
                    const std::vector<int64_t> &ends, const std::vector<int64_t> &axes,
                    const std::vector<int64_t> &steps);
 
+/// Strides that view a tensor of `shape` laid out with `strides` (elements) as `target`
+/// (same element count) without moving elements, when they exist: only dims that are
+/// contiguous with each other may be merged or split (PyTorch's computeStride rule, as in
+/// `Tensor.view`). Returns false when the elements would have to move.
+bool viewStrides(const Shape &shape, const std::vector<int64_t> &strides, const Shape &target,
+                 std::vector<int64_t> &out);
+
 } // namespace mm::rt::cpu
 
 #endif // MM_RUNTIME_CPU_SHAPERULES_H

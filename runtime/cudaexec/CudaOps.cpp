@@ -68,38 +68,6 @@ bool rowsOf(const CudaExecutor::Value &v, Rows &r) {
   return true;
 }
 
-/// Strides that view a tensor of `shape` with `strides` as `target` without moving elements,
-/// when they exist (PyTorch's computeStride rule: only dims that are contiguous with each
-/// other are merged or split).
-bool viewStrides(const Shape &shape, const std::vector<int64_t> &strides, const Shape &target,
-                 std::vector<int64_t> &out) {
-  out.assign(target.size(), 0);
-  if (shape.empty() || numElements(shape) == 0) {
-    out = rowMajorStrides(target);
-    return true;
-  }
-  int64_t viewD = static_cast<int64_t>(target.size()) - 1;
-  int64_t chunkBase = strides.back(), tensorNumel = 1, viewNumel = 1;
-  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
-    tensorNumel *= shape[d];
-    if (d == 0 || (shape[d - 1] != 1 && strides[d - 1] != tensorNumel * chunkBase)) {
-      while (viewD >= 0 && (viewNumel < tensorNumel || target[viewD] == 1)) {
-        out[viewD] = viewNumel * chunkBase;
-        viewNumel *= target[viewD];
-        --viewD;
-      }
-      if (viewNumel != tensorNumel)
-        return false;
-      if (d > 0) {
-        chunkBase = strides[d - 1];
-        tensorNumel = 1;
-        viewNumel = 1;
-      }
-    }
-  }
-  return viewD == -1;
-}
-
 } // namespace
 
 using Value = CudaExecutor::Value;
@@ -454,7 +422,7 @@ void CudaExecutor::OpRecorder::reshape() {
   std::vector<int64_t> strides;
   if (isContiguous(x))
     view(0, x, x.dev, shape, {});
-  else if (viewStrides(x.shape, x.strides, shape, strides))
+  else if (cpu::viewStrides(x.shape, x.strides, shape, strides))
     view(0, x, x.dev, shape, strides);
   else {
     makeContiguous(x);

@@ -91,3 +91,38 @@ TEST(Arena, ReleaseOfAForeignPointerFails) {
 }
 
 } // namespace
+
+// The CUDA executor issues a call's launches after all its allocations, so an overflow
+// block released during the call must stay allocated until endCall (deferOverflowRelease).
+namespace deferred {
+int frees = 0;
+void *allocate(size_t bytes) { return std::malloc(bytes); }
+void release(void *p) {
+  ++frees;
+  std::free(p);
+}
+} // namespace deferred
+
+TEST(Arena, DeferredOverflowBlocksAreFreedAtEndCall) {
+  Arena a({deferred::allocate, deferred::release, /*deferOverflowRelease=*/true});
+  deferred::frees = 0;
+  void *x = a.allocate(64);
+  a.release(x);
+  EXPECT_EQ(deferred::frees, 0); // still allocated: a recorded launch may write it
+  void *y = a.allocate(64);
+  a.release(y);
+  EXPECT_EQ(deferred::frees, 0);
+  a.endCall(); // the two overflow blocks go; the buffer grows to the call's peak (64)
+  EXPECT_EQ(deferred::frees, 2);
+  EXPECT_EQ(a.capacity(), 64u);
+}
+
+TEST(Arena, ImmediateOverflowBlocksAreFreedOnRelease) {
+  Arena a({deferred::allocate, deferred::release, /*deferOverflowRelease=*/false});
+  deferred::frees = 0;
+  void *x = a.allocate(64);
+  a.release(x);
+  EXPECT_EQ(deferred::frees, 1);
+  a.endCall();
+  EXPECT_EQ(deferred::frees, 1);
+}
