@@ -17,11 +17,6 @@ namespace {
 
 constexpr int kThreads = 256;
 
-/// Blocks for a grid-stride loop over `items` work items (capped; the loop covers the rest).
-unsigned gridFor(int64_t items) {
-  const int64_t blocks = (items + kThreads - 1) / kThreads;
-  return static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>(blocks, 65535LL * 8)));
-}
 
 /// op(a, b) in f32. max/min propagate NaN and otherwise keep a on ties (as the CPU
 /// kernels: a < b ? b : a).
@@ -111,7 +106,7 @@ void launchBinary(cudaStream_t stream, BinaryOp op, const T *a, const T *b, T *o
   const bool vec = s.rank > 0 && s.shape[s.rank - 1] % 8 == 0 && aligned16(out) &&
                    vectorOperand(s, 0, a, &aContiguous) && vectorOperand(s, 1, b, &bContiguous);
   const int64_t items = vec ? total / 8 : total;
-  const unsigned grid = gridFor(items);
+  const unsigned grid = gridStrideBlocks(kThreads, items);
   // The index type must hold the element index (< total), which is what is decomposed.
   const bool small = total <= INT32_MAX;
   if (vec && small)

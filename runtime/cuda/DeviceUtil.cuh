@@ -117,6 +117,13 @@ __device__ __forceinline__ float applyActivation(float x, Activation act) {
 }
 
 /// True when p is 16-byte aligned (host and device).
+/// Blocks of `threads` threads for a grid-stride loop over `items` work items (at least 1,
+/// capped at 8 * 65535: the loop covers the rest).
+inline unsigned gridStrideBlocks(int threads, int64_t items) {
+  const int64_t blocks = (items + threads - 1) / threads;
+  return static_cast<unsigned>(blocks < 1 ? 1 : blocks > 65535LL * 8 ? 65535LL * 8 : blocks);
+}
+
 __host__ __device__ inline bool aligned16(const void *p) {
   return (reinterpret_cast<uintptr_t>(p) & 15u) == 0;
 }

@@ -9,11 +9,6 @@ namespace {
 
 constexpr int kThreads = 256;
 
-/// Blocks for a grid-stride loop over `items` work items (capped; the loop covers the rest).
-unsigned gridFor(int64_t items) {
-  const int64_t blocks = (items + kThreads - 1) / kThreads;
-  return static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>(blocks, 65535LL * 8)));
-}
 
 template <typename T, bool VEC>
 __global__ void activationKernel(const T *x, T *y, int64_t n, Activation act) {
@@ -101,9 +96,9 @@ void activation(cudaStream_t stream, DType dtype, const void *x, void *y, int64_
     const auto *xs = static_cast<const scalar_t *>(x);
     auto *ys = static_cast<scalar_t *>(y);
     if (vec)
-      activationKernel<scalar_t, true><<<gridFor(n / 8), kThreads, 0, stream>>>(xs, ys, n, act);
+      activationKernel<scalar_t, true><<<gridStrideBlocks(kThreads, n / 8), kThreads, 0, stream>>>(xs, ys, n, act);
     else
-      activationKernel<scalar_t, false><<<gridFor(n), kThreads, 0, stream>>>(xs, ys, n, act);
+      activationKernel<scalar_t, false><<<gridStrideBlocks(kThreads, n), kThreads, 0, stream>>>(xs, ys, n, act);
   });
   checkLaunch("activation");
 }
@@ -125,10 +120,10 @@ void swiglu(cudaStream_t stream, DType dtype, const void *gate, int64_t gateRowS
     const auto *u = static_cast<const scalar_t *>(up);
     auto *o = static_cast<scalar_t *>(out);
     if (vec)
-      swigluKernel<scalar_t, true><<<gridFor(rows * cols / 8), kThreads, 0, stream>>>(
+      swigluKernel<scalar_t, true><<<gridStrideBlocks(kThreads, rows * cols / 8), kThreads, 0, stream>>>(
           g, gateRowStride, u, upRowStride, o, outRowStride, rows, cols);
     else
-      swigluKernel<scalar_t, false><<<gridFor(rows * cols), kThreads, 0, stream>>>(
+      swigluKernel<scalar_t, false><<<gridStrideBlocks(kThreads, rows * cols), kThreads, 0, stream>>>(
           g, gateRowStride, u, upRowStride, o, outRowStride, rows, cols);
   });
   checkLaunch("swiglu");
@@ -141,7 +136,7 @@ void biasActivation(cudaStream_t stream, DType dtype, void *y, const void *bias,
   if (rows == 0 || cols == 0 || (!bias && act == Activation::none))
     return;
   MM_DISPATCH_FLOAT(dtype, "cuda biasActivation", {
-    biasActivationKernel<scalar_t><<<gridFor(rows * cols), kThreads, 0, stream>>>(
+    biasActivationKernel<scalar_t><<<gridStrideBlocks(kThreads, rows * cols), kThreads, 0, stream>>>(
         static_cast<scalar_t *>(y), static_cast<const scalar_t *>(bias), rows, cols, act);
   });
   checkLaunch("biasActivation");
@@ -154,11 +149,11 @@ void copyBytes(cudaStream_t stream, void *dst, const void *src, size_t bytes) {
     fail("cuda copyBytes: null pointer");
   if (bytes % 16 == 0 && aligned16(dst) && aligned16(src)) {
     const int64_t n = int64_t(bytes / 16);
-    copyKernel<uint4><<<gridFor(n), kThreads, 0, stream>>>(static_cast<uint4 *>(dst),
+    copyKernel<uint4><<<gridStrideBlocks(kThreads, n), kThreads, 0, stream>>>(static_cast<uint4 *>(dst),
                                                             static_cast<const uint4 *>(src), n);
   } else {
     const int64_t n = int64_t(bytes);
-    copyKernel<uint8_t><<<gridFor(n), kThreads, 0, stream>>>(
+    copyKernel<uint8_t><<<gridStrideBlocks(kThreads, n), kThreads, 0, stream>>>(
         static_cast<uint8_t *>(dst), static_cast<const uint8_t *>(src), n);
   }
   checkLaunch("copyBytes");
@@ -173,7 +168,7 @@ void convert(cudaStream_t stream, DType srcType, const void *src, DType dstType,
   MM_DISPATCH_FLOAT(srcType, "cuda convert (source)", {
     using S = scalar_t;
     MM_DISPATCH_FLOAT(dstType, "cuda convert (destination)", {
-      convertKernel<S, scalar_t><<<gridFor(n), kThreads, 0, stream>>>(
+      convertKernel<S, scalar_t><<<gridStrideBlocks(kThreads, n), kThreads, 0, stream>>>(
           static_cast<const S *>(src), static_cast<scalar_t *>(dst), n);
     });
   });

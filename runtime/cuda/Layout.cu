@@ -18,11 +18,6 @@ namespace {
 
 constexpr int kThreads = 256;
 
-/// Blocks for a grid-stride loop over `items` work items (capped; the loop covers the rest).
-unsigned gridFor(int64_t items) {
-  const int64_t blocks = (items + kThreads - 1) / kThreads;
-  return static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>(blocks, 65535LL * 8)));
-}
 
 bool alignedTo(const void *p, size_t bytes) {
   return reinterpret_cast<uintptr_t>(p) % bytes == 0;
@@ -89,9 +84,9 @@ void launchStridedCopy(cudaStream_t stream, const void *src, void *dst,
   const auto *from = static_cast<const V *>(src);
   auto *to = static_cast<V *>(dst);
   if (n <= INT32_MAX)
-    stridedCopyKernel<V, uint32_t><<<gridFor(n), kThreads, 0, stream>>>(from, to, s, n);
+    stridedCopyKernel<V, uint32_t><<<gridStrideBlocks(kThreads, n), kThreads, 0, stream>>>(from, to, s, n);
   else
-    stridedCopyKernel<V, uint64_t><<<gridFor(n), kThreads, 0, stream>>>(from, to, s, n);
+    stridedCopyKernel<V, uint64_t><<<gridStrideBlocks(kThreads, n), kThreads, 0, stream>>>(from, to, s, n);
 }
 
 /// out[i] for i < n, i = (o * numIds + j) * rowWords + w: word w of data row
@@ -124,7 +119,7 @@ void launchGatherAxis(cudaStream_t stream, const void *data, int64_t outer, int6
   using V = typename WordOf<Word>::type;
   const int64_t rowWords = rowBytes / int64_t(Word);
   const int64_t n = outer * numIds * rowWords;
-  gatherAxisKernel<V><<<gridFor(n), kThreads, 0, stream>>>(
+  gatherAxisKernel<V><<<gridStrideBlocks(kThreads, n), kThreads, 0, stream>>>(
       static_cast<const V *>(data), axisLen, numIds, rowWords, ids, static_cast<V *>(out), n,
       errorFlag);
 }

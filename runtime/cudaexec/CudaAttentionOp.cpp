@@ -24,6 +24,30 @@ cuda::AttentionOperand operandOf(const CudaExecutor::Value &v) {
   return {v.dev, st[0], st[1], st[2]};
 }
 
+/// Prefill-kernel arguments for q [B, Hq, S, D] and k, v [B, Hkv, >= kvLen, D] (views),
+/// out contiguous [B, Hq, S, D]; no mask, not causal.
+cuda::PrefillAttentionArgs attentionArgs(const CudaExecutor::Value &q, const CudaExecutor::Value &k,
+                                         const CudaExecutor::Value &v, char *out, int64_t kvLen,
+                                         float scale) {
+  cuda::PrefillAttentionArgs a;
+  a.dtype = q.dtype;
+  a.batch = q.shape[0];
+  a.qHeads = q.shape[1];
+  a.kvHeads = k.shape[1];
+  a.qLen = q.shape[2];
+  a.kvLen = kvLen;
+  a.headDim = q.shape[3];
+  a.q = operandOf(q);
+  a.k = operandOf(k);
+  a.v = operandOf(v);
+  a.out = out;
+  a.outStrideB = a.qHeads * a.qLen * a.headDim;
+  a.outStrideH = a.qLen * a.headDim;
+  a.outStrideS = a.headDim;
+  a.scale = scale;
+  return a;
+}
+
 } // namespace
 
 void CudaExecutor::OpRecorder::attention() {
@@ -90,43 +114,13 @@ void CudaExecutor::OpRecorder::attention() {
            qHeads, kvHeads, headDim);
       return;
     }
-    cuda::PrefillAttentionArgs a;
-    a.dtype = q.dtype;
-    a.batch = batch;
-    a.qHeads = qHeads;
-    a.kvHeads = kvHeads;
-    a.qLen = 1;
-    a.kvLen = cache_->capacity();
-    a.headDim = headDim;
-    a.q = operandOf(q);
-    a.k = operandOf(k);
-    a.v = operandOf(v);
-    a.out = out.dev;
-    a.outStrideB = qHeads * headDim;
-    a.outStrideH = headDim;
-    a.outStrideS = headDim;
-    a.scale = scale;
+    cuda::PrefillAttentionArgs a = attentionArgs(q, k, v, out.dev, cache_->capacity(), scale);
     record([=](cudaStream_t s) { cuda::genericAttention(s, a, lens, 1); });
     sign(index_, a.dtype, a.q, a.k, a.v, a.out, a.kvLen, a.scale, lens, batch, qHeads, kvHeads, headDim);
     return;
   }
 
-  cuda::PrefillAttentionArgs a;
-  a.dtype = q.dtype;
-  a.batch = batch;
-  a.qHeads = qHeads;
-  a.kvHeads = kvHeads;
-  a.qLen = qLen;
-  a.kvLen = kvLen;
-  a.headDim = headDim;
-  a.q = operandOf(q);
-  a.k = operandOf(k);
-  a.v = operandOf(v);
-  a.out = out.dev;
-  a.outStrideB = qHeads * qLen * headDim;
-  a.outStrideH = qLen * headDim;
-  a.outStrideS = headDim;
-  a.scale = scale;
+  cuda::PrefillAttentionArgs a = attentionArgs(q, k, v, out.dev, kvLen, scale);
   a.causal = causal;
   if (pattern == MaskPattern::general) {
     makeContiguous(*mask);

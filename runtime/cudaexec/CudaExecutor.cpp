@@ -102,22 +102,8 @@ CudaExecutor::CudaExecutor(std::shared_ptr<const Plan> plan, const std::string &
         partnerSlot_[s] = static_cast<int>(o);
   }
 
-  isOutput_.assign(fn.tensors.size(), false);
-  for (const ValueInfo &v : fn.outputs)
-    isOutput_[v.tensor] = true;
-  releaseAfter_.assign(nops, {});
-  std::vector<int32_t> lastRead(fn.tensors.size(), -1);
-  for (size_t i = 0; i < nops; ++i)
-    for (uint32_t in : fn.ops[i].inputs)
-      lastRead[in] = static_cast<int32_t>(i);
-  for (uint32_t t = 0; t < fn.tensors.size(); ++t) {
-    const TensorInfo &info = fn.tensors[t];
-    if (isOutput_[t] || info.kind == TensorKind::weight || info.kind == TensorKind::constant)
-      continue;
-    int32_t last = std::max(info.kind == TensorKind::activation ? info.lastOp : -1, lastRead[t]);
-    if (last >= 0 && last < static_cast<int32_t>(nops))
-      releaseAfter_[static_cast<size_t>(last)].push_back(t);
-  }
+  isOutput_ = outputMask(fn);
+  releaseAfter_ = releaseSchedule(fn, isOutput_);
   outputBuffers_.resize(fn.outputs.size());
   for (cudaEvent_t &e : done_)
     checkCuda(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");

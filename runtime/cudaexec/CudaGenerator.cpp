@@ -3,60 +3,27 @@
 
 #include "runtime/core/Error.h"
 #include "runtime/cuda/Kernels.h"
+#include "runtime/exec/GenerationSteps.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstring>
 
 namespace mm::rt::cudaexec {
-namespace {
 
-using Clock = std::chrono::steady_clock;
-double msSince(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-/// A [1, n] host tensor of dtype `t` holding `values`.
-Tensor rowOf(DType t, const std::vector<int64_t> &values) {
-  Tensor out = Tensor::host(t, {1, static_cast<int64_t>(values.size())});
-  for (size_t i = 0; i < values.size(); ++i) {
-    int64_t v = values[i];
-    switch (t) {
-    case DType::i64: out.as<int64_t>()[i] = v; break;
-    case DType::i32: out.as<int32_t>()[i] = static_cast<int32_t>(v); break;
-    case DType::f32: out.as<float>()[i] = static_cast<float>(v); break;
-    case DType::boolean: out.as<uint8_t>()[i] = v != 0; break;
-    default: fail("cannot build a ", dtypeName(t), " attention mask or position ids");
-    }
-  }
-  return out;
-}
-
-} // namespace
+using namespace generation;
 
 CudaGenerator::CudaGenerator(std::shared_ptr<const Plan> plan, bool cudaGraphs)
     : plan_(std::move(plan)) {
+  requireGenerationInfo(*plan_);
   const GenerationInfo &g = plan_->generation();
-  if (!g.present || g.embedFunction.empty() || g.decoderFunction.empty())
-    fail(plan_->origin(), ": the plan has no generation metadata (embedding and decoder "
-                          "functions); run single graphs with --input");
   ctx_ = std::make_unique<CudaContext>();
   ctx_->setGraphsEnabled(cudaGraphs);
   if (!g.visionFunction.empty())
     vision_ = std::make_unique<CudaExecutor>(plan_, g.visionFunction, *ctx_);
   embed_ = std::make_unique<CudaExecutor>(plan_, g.embedFunction, *ctx_);
   decoder_ = std::make_unique<CudaExecutor>(plan_, g.decoderFunction, *ctx_);
-  const FunctionInfo &dec = decoder_->function();
-  if (dec.kvSlots.empty())
-    fail(plan_->origin(), ": decoder '", dec.name, "' has no KV-cache slots");
-  logitsOutput_ = std::max(dec.outputIndex("logits"), 0);
-  for (size_t i = 0; i < dec.inputs.size(); ++i) {
-    const std::string &name = dec.inputs[i].name;
-    bool past = std::any_of(dec.kvSlots.begin(), dec.kvSlots.end(),
-                            [&](const KvSlotInfo &s) { return s.pastInput == i; });
-    if (!past && name != "inputs_embeds" && name != "attention_mask" && name != "position_ids")
-      fail(plan_->origin(), ": decoder input '", name, "' is not one the generator can fill");
-  }
+  logitsOutput_ = checkDecoder(*plan_, decoder_->function());
   token_ = DeviceBuffer(sizeof(int64_t), "the next token");
   cuda::checkCuda(cudaMallocHost(reinterpret_cast<void **>(&hostToken_), sizeof(int64_t)),
                   "cudaMallocHost");
@@ -98,13 +65,8 @@ DeviceTensor CudaGenerator::decoderStep(const DeviceTensor &embeds, int64_t seq)
       inputs[i].tensor.shape = embeds.shape;
       inputs[i].tensor.data = embeds.data;
       inputs[i].onDevice = true;
-    } else if (name == "attention_mask") {
-      inputs[i].tensor = rowOf(t, std::vector<int64_t>(static_cast<size_t>(past + seq), 1));
-    } else if (name == "position_ids") {
-      std::vector<int64_t> pos(static_cast<size_t>(seq));
-      for (int64_t s = 0; s < seq; ++s)
-        pos[static_cast<size_t>(s)] = past + s;
-      inputs[i].tensor = rowOf(t, pos);
+    } else if (name == "attention_mask" || name == "position_ids") {
+      inputs[i].tensor = maskOrPositions(name, t, past, seq);
     }
   }
   return decoder_->run(inputs, cache_.get())[static_cast<size_t>(logitsOutput_)];
@@ -122,10 +84,7 @@ void CudaGenerator::enqueueArgmax(const DeviceTensor &logits) {
 
 void CudaGenerator::decode(GenerationResult &r, int64_t maxNewTokens) {
   const GenerationInfo &g = info();
-  auto isEos = [&](int64_t t) {
-    return std::find(g.eosTokenIds.begin(), g.eosTokenIds.end(), t) != g.eosTokenIds.end();
-  };
-  r.stoppedAtEos = isEos(r.tokens.back());
+  r.stoppedAtEos = isEos(g, r.tokens.back());
   if (r.stoppedAtEos || maxNewTokens <= 1)
     return;
   // Pipelined: a step's embedding reads the previous argmax from device memory, so the host
@@ -147,7 +106,7 @@ void CudaGenerator::decode(GenerationResult &r, int64_t maxNewTokens) {
   auto readToken = [&](int64_t i) {
     cuda::checkCuda(cudaEventSynchronize(tokenReady_[i % 2]), "cudaEventSynchronize");
     r.tokens.push_back(host[i]);
-    r.stoppedAtEos = isEos(host[i]);
+    r.stoppedAtEos = isEos(g, host[i]);
   };
   int64_t i = 1;
   for (; i < maxNewTokens && !r.stoppedAtEos; ++i) {
@@ -178,19 +137,13 @@ GenerationResult CudaGenerator::generate(const Tensor *pixelValues,
                                          const std::vector<int64_t> &inputIds,
                                          const GenerationOptions &options) {
   const GenerationInfo &g = info();
-  if (inputIds.empty())
-    fail("the prompt (input ids) is empty");
-  if (options.maxNewTokens < 1)
-    fail("--max-new-tokens must be at least 1");
+  checkRequest(inputIds, options.maxNewTokens);
   GenerationResult r;
   r.promptTokens = static_cast<int64_t>(inputIds.size());
   ctx_->synchronize();
   auto start = Clock::now();
 
-  std::vector<int64_t> imagePositions;
-  for (size_t i = 0; i < inputIds.size(); ++i)
-    if (g.imageTokenId >= 0 && inputIds[i] == g.imageTokenId)
-      imagePositions.push_back(static_cast<int64_t>(i));
+  const size_t imageTokens = imageTokenPositions(g, inputIds).size();
   DeviceTensor features;
   if (pixelValues) {
     if (!vision_)
@@ -202,9 +155,7 @@ GenerationResult CudaGenerator::generate(const Tensor *pixelValues,
       fail("vision encoder returned ", shapeString(features.shape), "; expected [1, N, hidden]");
     r.imageFeatureCount = features.numel() / features.shape.back();
   }
-  if (static_cast<int64_t>(imagePositions.size()) != r.imageFeatureCount)
-    fail("the prompt has ", imagePositions.size(), " image tokens (id ", g.imageTokenId,
-         ") but the image gives ", r.imageFeatureCount, " image features");
+  checkImageTokenCount(g, imageTokens, r.imageFeatureCount);
 
   auto prefillStart = Clock::now();
   DeviceTensor embeds = embedTokens(inputIds);

@@ -254,15 +254,15 @@ void CudaExecutor::OpRecorder::swiglu() {
   Value &gate = in(0), &up = in(1);
   ensureDevice(gate);
   ensureDevice(up);
-  Rows g, u;
-  if (!rowsOf(gate, g)) {
-    makeContiguous(gate);
-    rowsOf(gate, g);
-  }
-  if (!rowsOf(up, u)) {
-    makeContiguous(up);
-    rowsOf(up, u);
-  }
+  auto rows = [&](Value &v) {
+    Rows r;
+    if (!rowsOf(v, r)) {
+      makeContiguous(v);
+      rowsOf(v, r);
+    }
+    return r;
+  };
+  const Rows g = rows(gate), u = rows(up);
   if (gate.shape != up.shape || gate.dtype != up.dtype)
     fail("gate ", shapeString(gate.shape), " and up ", shapeString(up.shape), " differ");
   requireFloat(gate.dtype, "the gate");

@@ -88,13 +88,21 @@ Executor::Executor(std::shared_ptr<const Plan> plan, const std::string &function
     fail(plan_->origin(), ": function '", fn.name, "' uses ops without a CPU kernel: ", names);
   }
 
-  isOutput_.assign(fn.tensors.size(), false);
-  for (const ValueInfo &v : fn.outputs)
-    isOutput_[v.tensor] = true;
+  isOutput_ = outputMask(fn);
+  releaseAfter_ = releaseSchedule(fn, isOutput_);
+}
 
-  // Release points: the plan's liveness for activations; for inputs (whose contiguous
-  // copies of KV-cache views live in the arena) the last op reading them.
-  releaseAfter_.assign(nops, {});
+std::vector<bool> outputMask(const FunctionInfo &fn) {
+  std::vector<bool> isOutput(fn.tensors.size(), false);
+  for (const ValueInfo &v : fn.outputs)
+    isOutput[v.tensor] = true;
+  return isOutput;
+}
+
+std::vector<std::vector<uint32_t>> releaseSchedule(const FunctionInfo &fn,
+                                                   const std::vector<bool> &isOutput) {
+  const size_t nops = fn.ops.size();
+  std::vector<std::vector<uint32_t>> releaseAfter(nops);
   std::vector<int32_t> lastRead(fn.tensors.size(), -1);
   for (size_t i = 0; i < nops; ++i)
     for (uint32_t in : fn.ops[i].inputs)
@@ -104,10 +112,11 @@ Executor::Executor(std::shared_ptr<const Plan> plan, const std::string &function
     int32_t last = info.kind == TensorKind::activation ? info.lastOp
                    : info.kind == TensorKind::input    ? lastRead[t]
                                                        : -1;
-    if (isOutput_[t] || last < 0 || last >= static_cast<int32_t>(nops))
+    if (isOutput[t] || last < 0 || last >= static_cast<int32_t>(nops))
       continue;
-    releaseAfter_[static_cast<size_t>(last)].push_back(t);
+    releaseAfter[static_cast<size_t>(last)].push_back(t);
   }
+  return releaseAfter;
 }
 
 std::vector<Tensor> Executor::orderInputs(const std::map<std::string, Tensor> &named,

@@ -114,6 +114,14 @@ private:
 /// "f32 [batch, 3, 64, 64]": dtype and dims, symbolic dims by name ("?" if unnamed).
 std::string signatureString(const TensorInfo &t);
 
+/// Per tensor of `fn`: whether it is a function output.
+std::vector<bool> outputMask(const FunctionInfo &fn);
+/// Per op of `fn`: the tensors whose storage may be released after it (activations at
+/// their plan liveness end, inputs after their last reader; never weights, constants or
+/// outputs).
+std::vector<std::vector<uint32_t>> releaseSchedule(const FunctionInfo &fn,
+                                                   const std::vector<bool> &isOutput);
+
 } // namespace mm::rt
 
 #endif // MM_RUNTIME_EXEC_EXECUTOR_H

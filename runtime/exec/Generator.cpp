@@ -2,6 +2,7 @@
 #include "runtime/exec/Generator.h"
 
 #include "runtime/core/Error.h"
+#include "runtime/exec/GenerationSteps.h"
 
 #include <algorithm>
 #include <chrono>
@@ -9,37 +10,8 @@
 #include <sys/resource.h>
 
 namespace mm::rt {
-namespace {
 
-using Clock = std::chrono::steady_clock;
-double msSince(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-/// A [1, n] tensor of dtype `t` holding `values` (integer, float or bool dtypes).
-Tensor rowOf(DType t, const std::vector<int64_t> &values) {
-  Tensor out = Tensor::host(t, {1, static_cast<int64_t>(values.size())});
-  for (size_t i = 0; i < values.size(); ++i) {
-    int64_t v = values[i];
-    switch (t) {
-    case DType::i64: out.as<int64_t>()[i] = v; break;
-    case DType::i32: out.as<int32_t>()[i] = static_cast<int32_t>(v); break;
-    case DType::f32: out.as<float>()[i] = static_cast<float>(v); break;
-    case DType::boolean: out.as<uint8_t>()[i] = v != 0; break;
-    default: fail("cannot build a ", dtypeName(t), " attention mask or position ids");
-    }
-  }
-  return out;
-}
-
-std::vector<int64_t> iota(int64_t from, int64_t count) {
-  std::vector<int64_t> v(static_cast<size_t>(count));
-  for (int64_t i = 0; i < count; ++i)
-    v[static_cast<size_t>(i)] = from + i;
-  return v;
-}
-
-} // namespace
+using namespace generation;
 
 double peakResidentMiB() {
   struct rusage usage;
@@ -50,28 +22,13 @@ double peakResidentMiB() {
 
 Generator::Generator(std::shared_ptr<const Plan> plan, const cpu::KernelRegistry &kernels)
     : plan_(std::move(plan)) {
+  requireGenerationInfo(*plan_);
   const GenerationInfo &g = plan_->generation();
-  if (!g.present || g.embedFunction.empty() || g.decoderFunction.empty())
-    fail(plan_->origin(), ": the plan has no generation metadata (embedding and decoder "
-                          "functions); run single graphs with --input");
   if (!g.visionFunction.empty())
     vision_ = std::make_unique<Executor>(plan_, g.visionFunction, kernels);
   embed_ = std::make_unique<Executor>(plan_, g.embedFunction, kernels);
   decoder_ = std::make_unique<Executor>(plan_, g.decoderFunction, kernels);
-  const FunctionInfo &dec = decoder_->function();
-  if (dec.kvSlots.empty())
-    fail(plan_->origin(), ": decoder '", dec.name, "' has no KV-cache slots");
-  logitsOutput_ = dec.outputIndex("logits");
-  if (logitsOutput_ < 0)
-    logitsOutput_ = 0;
-  for (size_t i = 0; i < dec.inputs.size(); ++i) {
-    const std::string &name = dec.inputs[i].name;
-    bool past = std::any_of(dec.kvSlots.begin(), dec.kvSlots.end(),
-                            [&](const KvSlotInfo &s) { return s.pastInput == i; });
-    if (!past && name != "inputs_embeds" && name != "attention_mask" && name != "position_ids")
-      fail(plan_->origin(), ": decoder input '", name, "' is not one the generator can fill "
-                            "(inputs_embeds, attention_mask, position_ids, past_key_values.*)");
-  }
+  logitsOutput_ = checkDecoder(*plan_, decoder_->function());
 }
 
 void Generator::setProfiling(bool on) {
@@ -104,10 +61,8 @@ Tensor Generator::decoderStep(const Tensor &embeds, KvCache &cache) {
     DType t = fn.tensors[fn.inputs[i].tensor].dtype;
     if (name == "inputs_embeds")
       inputs[i] = embeds;
-    else if (name == "attention_mask")
-      inputs[i] = rowOf(t, std::vector<int64_t>(static_cast<size_t>(past + seq), 1));
-    else if (name == "position_ids")
-      inputs[i] = rowOf(t, iota(past, seq));
+    else if (name == "attention_mask" || name == "position_ids")
+      inputs[i] = maskOrPositions(name, t, past, seq);
   }
   std::vector<Tensor> out = decoder_->run(inputs, &cache);
   return out[static_cast<size_t>(logitsOutput_)];
@@ -135,19 +90,13 @@ GenerationResult Generator::generate(const Tensor *pixelValues,
                                      const std::vector<int64_t> &inputIds,
                                      const GenerationOptions &options) {
   const GenerationInfo &g = info();
-  if (inputIds.empty())
-    fail("the prompt (input ids) is empty");
-  if (options.maxNewTokens < 1)
-    fail("--max-new-tokens must be at least 1");
+  checkRequest(inputIds, options.maxNewTokens);
   GenerationResult r;
   r.promptTokens = static_cast<int64_t>(inputIds.size());
   auto start = Clock::now();
 
   // Vision encoder.
-  std::vector<size_t> imagePositions;
-  for (size_t i = 0; i < inputIds.size(); ++i)
-    if (g.imageTokenId >= 0 && inputIds[i] == g.imageTokenId)
-      imagePositions.push_back(i);
+  std::vector<size_t> imagePositions = imageTokenPositions(g, inputIds);
   if (pixelValues) {
     if (!vision_)
       fail("the plan has no vision encoder, but pixel values were given");
@@ -158,9 +107,7 @@ GenerationResult Generator::generate(const Tensor *pixelValues,
       fail("vision encoder returned ", shapeString(f.shape), "; expected [1, N, hidden]");
     r.imageFeatureCount = f.numel() / f.shape.back();
   }
-  if (static_cast<int64_t>(imagePositions.size()) != r.imageFeatureCount)
-    fail("the prompt has ", imagePositions.size(), " image tokens (id ", g.imageTokenId,
-         ") but the image gives ", r.imageFeatureCount, " image features");
+  checkImageTokenCount(g, imagePositions.size(), r.imageFeatureCount);
 
   // Embed the prompt and splice the features in.
   auto prefillStart = Clock::now();
@@ -190,10 +137,7 @@ GenerationResult Generator::generate(const Tensor *pixelValues,
   r.tokens.push_back(token);
 
   // Greedy decode.
-  auto isEos = [&](int64_t t) {
-    return std::find(g.eosTokenIds.begin(), g.eosTokenIds.end(), t) != g.eosTokenIds.end();
-  };
-  r.stoppedAtEos = isEos(token);
+  r.stoppedAtEos = isEos(g, token);
   while (!r.stoppedAtEos && static_cast<int64_t>(r.tokens.size()) < options.maxNewTokens) {
     auto stepStart = Clock::now();
     Tensor step = embedTokens({token});
@@ -201,7 +145,7 @@ GenerationResult Generator::generate(const Tensor *pixelValues,
     token = argmaxLast(logits, nullptr);
     r.decodeMs += msSince(stepStart);
     r.tokens.push_back(token);
-    r.stoppedAtEos = isEos(token);
+    r.stoppedAtEos = isEos(g, token);
   }
   if (r.tokens.size() > 1 && r.decodeMs > 0)
     r.decodeTokensPerSecond = static_cast<double>(r.tokens.size() - 1) * 1000.0 / r.decodeMs;

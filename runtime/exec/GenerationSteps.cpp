@@ -1,0 +1,84 @@
+//===- GenerationSteps.cpp - pieces shared by the CPU and CUDA generators ----===//
+#include "runtime/exec/GenerationSteps.h"
+
+#include "runtime/core/Error.h"
+
+#include <algorithm>
+
+namespace mm::rt::generation {
+
+double msSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+void requireGenerationInfo(const Plan &plan) {
+  const GenerationInfo &g = plan.generation();
+  if (!g.present || g.embedFunction.empty() || g.decoderFunction.empty())
+    fail(plan.origin(), ": the plan has no generation metadata (embedding and decoder "
+                        "functions); run single graphs with --input");
+}
+
+int checkDecoder(const Plan &plan, const FunctionInfo &dec) {
+  if (dec.kvSlots.empty())
+    fail(plan.origin(), ": decoder '", dec.name, "' has no KV-cache slots");
+  for (size_t i = 0; i < dec.inputs.size(); ++i) {
+    const std::string &name = dec.inputs[i].name;
+    bool past = std::any_of(dec.kvSlots.begin(), dec.kvSlots.end(),
+                            [&](const KvSlotInfo &s) { return s.pastInput == i; });
+    if (!past && name != "inputs_embeds" && name != "attention_mask" && name != "position_ids")
+      fail(plan.origin(), ": decoder input '", name, "' is not one the generator can fill "
+                          "(inputs_embeds, attention_mask, position_ids, past_key_values.*)");
+  }
+  return std::max(dec.outputIndex("logits"), 0);
+}
+
+void checkRequest(const std::vector<int64_t> &inputIds, int64_t maxNewTokens) {
+  if (inputIds.empty())
+    fail("the prompt (input ids) is empty");
+  if (maxNewTokens < 1)
+    fail("--max-new-tokens must be at least 1");
+}
+
+Tensor rowOf(DType t, const std::vector<int64_t> &values) {
+  Tensor out = Tensor::host(t, {1, static_cast<int64_t>(values.size())});
+  for (size_t i = 0; i < values.size(); ++i) {
+    int64_t v = values[i];
+    switch (t) {
+    case DType::i64: out.as<int64_t>()[i] = v; break;
+    case DType::i32: out.as<int32_t>()[i] = static_cast<int32_t>(v); break;
+    case DType::f32: out.as<float>()[i] = static_cast<float>(v); break;
+    case DType::boolean: out.as<uint8_t>()[i] = v != 0; break;
+    default: fail("cannot build a ", dtypeName(t), " attention mask or position ids");
+    }
+  }
+  return out;
+}
+
+Tensor maskOrPositions(const std::string &name, DType t, int64_t past, int64_t seq) {
+  if (name == "attention_mask")
+    return rowOf(t, std::vector<int64_t>(static_cast<size_t>(past + seq), 1));
+  std::vector<int64_t> pos(static_cast<size_t>(seq));
+  for (int64_t s = 0; s < seq; ++s)
+    pos[static_cast<size_t>(s)] = past + s;
+  return rowOf(t, pos);
+}
+
+std::vector<size_t> imageTokenPositions(const GenerationInfo &g, const std::vector<int64_t> &ids) {
+  std::vector<size_t> positions;
+  for (size_t i = 0; i < ids.size(); ++i)
+    if (g.imageTokenId >= 0 && ids[i] == g.imageTokenId)
+      positions.push_back(i);
+  return positions;
+}
+
+void checkImageTokenCount(const GenerationInfo &g, size_t imageTokens, int64_t features) {
+  if (static_cast<int64_t>(imageTokens) != features)
+    fail("the prompt has ", imageTokens, " image tokens (id ", g.imageTokenId,
+         ") but the image gives ", features, " image features");
+}
+
+bool isEos(const GenerationInfo &g, int64_t token) {
+  return std::find(g.eosTokenIds.begin(), g.eosTokenIds.end(), token) != g.eosTokenIds.end();
+}
+
+} // namespace mm::rt::generation

@@ -1,0 +1,45 @@
+//===- GenerationSteps.h - pieces shared by the CPU and CUDA generators ------===//
+//
+// The checks and host tensors of the multimodal generation loop that do not depend on
+// where the functions run (runtime/exec/Generator.cpp, runtime/cudaexec/CudaGenerator.cpp).
+//
+//===----------------------------------------------------------------------===//
+#ifndef MM_RUNTIME_EXEC_GENERATIONSTEPS_H
+#define MM_RUNTIME_EXEC_GENERATIONSTEPS_H
+
+#include "runtime/plan/Plan.h"
+
+#include <chrono>
+#include <vector>
+
+namespace mm::rt::generation {
+
+using Clock = std::chrono::steady_clock;
+/// Milliseconds since `start`.
+double msSince(Clock::time_point start);
+
+/// Throws Error unless the plan has generation metadata (embedding and decoder functions).
+void requireGenerationInfo(const Plan &plan);
+/// Checks the decoder (KV-cache slots; every input one of inputs_embeds, attention_mask,
+/// position_ids or a past_key_values slot) and returns the index of its logits output
+/// ("logits", else 0). Throws Error naming the plan and the input.
+int checkDecoder(const Plan &plan, const FunctionInfo &decoder);
+/// Throws Error for an empty prompt or maxNewTokens < 1.
+void checkRequest(const std::vector<int64_t> &inputIds, int64_t maxNewTokens);
+
+/// A [1, n] host tensor of dtype `t` (i64, i32, f32 or bool) holding `values`.
+Tensor rowOf(DType t, const std::vector<int64_t> &values);
+/// The decoder's attention_mask (all ones, past + seq) or position_ids (past .. past+seq-1)
+/// for input `name`, as [1, n] of dtype `t`.
+Tensor maskOrPositions(const std::string &name, DType t, int64_t past, int64_t seq);
+
+/// Indices of the image tokens in the prompt.
+std::vector<size_t> imageTokenPositions(const GenerationInfo &g, const std::vector<int64_t> &ids);
+/// Throws Error unless the prompt has one image token per image feature (both counts named).
+void checkImageTokenCount(const GenerationInfo &g, size_t imageTokens, int64_t features);
+/// Whether `token` is one of the model's EOS tokens.
+bool isEos(const GenerationInfo &g, int64_t token);
+
+} // namespace mm::rt::generation
+
+#endif // MM_RUNTIME_EXEC_GENERATIONSTEPS_H
