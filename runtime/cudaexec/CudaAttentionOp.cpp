@@ -77,7 +77,7 @@ void CudaExecutor::OpRecorder::attention() {
     causal |= pattern == MaskPattern::causal;
   }
   const float scale = static_cast<float>(attrs().getFloat("scale"));
-  Value &out = result(0, q.shape);
+  Value &out = result(0, q.shape, q.dtype);
 
   const bool cacheStep = cache_ && k.kvSlot >= 0 && v.kvSlot >= 0 && qLen == 1 &&
                          pattern != MaskPattern::general;
@@ -85,7 +85,9 @@ void CudaExecutor::OpRecorder::attention() {
     // The step appended its row at lens[b] before this launch: attend to lens[b] + 1 keys.
     const int32_t *lens = cache_->lengths();
     std::vector<int64_t> qs = stridesOf(q);
-    if (cuda::decodeAttentionSupportsHeadDim(headDim) && qs[0] % 8 == 0 && qs[1] % 8 == 0) {
+    const bool aligned = reinterpret_cast<uintptr_t>(q.dev) % 16 == 0 &&
+                         reinterpret_cast<uintptr_t>(out.dev) % 16 == 0;
+    if (cuda::decodeAttentionSupportsHeadDim(headDim) && aligned && qs[0] % 8 == 0 && qs[1] % 8 == 0) {
       cuda::DecodeAttentionArgs a;
       a.dtype = q.dtype;
       a.batch = batch;

@@ -33,7 +33,7 @@ const cuda::SplitScratch &CudaContext::decodeScratch(size_t partialFloats, size_
   if (partials_.reserve(partialFloats * sizeof(float), "attention scratch") |
       counters_.reserve(counters * sizeof(unsigned), "attention scratch")) {
     // The counters start at zero and every launch leaves them so (CudaCommon.h).
-    checkCuda(cudaMemset(counters_.get(), 0, counters_.bytes()), "cudaMemset");
+    checkCuda(cudaMemsetAsync(counters_.get(), 0, counters_.bytes(), stream_), "cudaMemsetAsync");
     scratch_.partials = static_cast<float *>(partials_.get());
     scratch_.partialCount = partials_.bytes() / sizeof(float);
     scratch_.counters = static_cast<unsigned *>(counters_.get());
@@ -45,6 +45,15 @@ const cuda::SplitScratch &CudaContext::decodeScratch(size_t partialFloats, size_
 void CudaContext::synchronize() const { checkCuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize"); }
 
 //===--- Construction -----------------------------------------------------------===//
+
+void requireCudaPlacement(const Plan &plan, const FunctionInfo &fn) {
+  const bool planned = std::any_of(fn.ops.begin(), fn.ops.end(), [](const OpInfo &op) {
+    return op.placement != Placement::unplanned;
+  });
+  if (!planned && !fn.ops.empty())
+    fail(plan.origin(), ": function '", fn.name, "' has no CUDA placement (the plan targets '",
+         plan.target(), "'); compile it with `mmc compile --target cuda`");
+}
 
 namespace {
 bool isPastInput(const FunctionInfo &fn, size_t input) {
@@ -63,9 +72,7 @@ CudaExecutor::CudaExecutor(std::shared_ptr<const Plan> plan, const std::string &
   const FunctionInfo &fn = *fn_;
   const size_t nops = fn.ops.size();
   std::set<std::string> noLaunch, noKernel;
-  bool planned = false;
   for (const OpInfo &op : fn.ops) {
-    planned |= op.placement != Placement::unplanned;
     cpu::CpuKernel k = nullptr;
     if (op.placement == Placement::device) {
       if (!hasDeviceLaunch(op.name))
@@ -77,9 +84,7 @@ CudaExecutor::CudaExecutor(std::shared_ptr<const Plan> plan, const std::string &
     }
     hostKernels_.push_back(k);
   }
-  if (!planned && nops > 0)
-    fail(plan_->origin(), ": function '", fn.name, "' has no CUDA placement (the plan targets '",
-         plan_->target(), "'); compile it with `mmc compile --target cuda`");
+  requireCudaPlacement(*plan_, fn);
   auto join = [](const std::set<std::string> &s) {
     std::string out;
     for (const std::string &n : s)
@@ -117,8 +122,8 @@ CudaExecutor::CudaExecutor(std::shared_ptr<const Plan> plan, const std::string &
 
 CudaExecutor::~CudaExecutor() {
   cudaStreamSynchronize(ctx_.stream());
-  for (auto &[sig, exec] : graphs_)
-    cudaGraphExecDestroy(exec);
+  for (auto &[sig, graph] : graphs_)
+    cudaGraphExecDestroy(graph.exec);
   for (cudaEvent_t e : {done_[0], done_[1], begin_[0], begin_[1], end_[0], end_[1]})
     if (e)
       cudaEventDestroy(e);
@@ -193,8 +198,12 @@ void *CudaExecutor::arenaAllocate(size_t bytes) {
 }
 
 void CudaExecutor::retain(void *block) {
-  if (block)
-    ++blockRefs_.at(block);
+  if (!block)
+    return;
+  auto it = blockRefs_.find(block);
+  if (it == blockRefs_.end())
+    fail("function '", fn_->name, "': internal error: a view of a released activation block");
+  ++it->second;
 }
 
 void CudaExecutor::drop(void *block) {
@@ -364,9 +373,10 @@ void CudaExecutor::flush() {
   if (pending_.empty())
     return;
   cudaStream_t s = ctx_.stream();
-  // Device time of one segment per call and parity (the call's last), read back when
-  // this parity's next call waits for it.
-  checkCuda(cudaEventRecord(begin_[parity_], s), "cudaEventRecord");
+  // Device time from a call's first issued segment to its last, read back when this
+  // parity's next call waits for it.
+  if (!timed_[parity_])
+    checkCuda(cudaEventRecord(begin_[parity_], s), "cudaEventRecord");
   auto found = graphs_.find(signature_);
   const bool seenBefore =
       std::find(recentSignatures_.begin(), recentSignatures_.end(), signature_) != recentSignatures_.end();
@@ -387,15 +397,19 @@ void CudaExecutor::flush() {
     cudaError_t st = cudaGraphInstantiate(&exec, graph, 0);
     cudaGraphDestroy(graph);
     checkCuda(st, "cudaGraphInstantiate");
-    if (graphs_.size() >= 8) { // a few shapes at a time (prefill lengths are not captured)
-      cudaGraphExecDestroy(graphs_.begin()->second);
-      graphs_.erase(graphs_.begin());
+    if (graphs_.size() >= 8) { // a few shapes at a time: drop the least recently used
+      auto lru = std::min_element(graphs_.begin(), graphs_.end(), [](const auto &a, const auto &b) {
+        return a.second.lastUse < b.second.lastUse;
+      });
+      cudaGraphExecDestroy(lru->second.exec);
+      graphs_.erase(lru);
     }
-    found = graphs_.emplace(signature_, exec).first;
+    found = graphs_.emplace(signature_, CapturedGraph{exec, 0}).first;
     ++stats_.captures;
   }
   if (ctx_.graphsEnabled() && found != graphs_.end()) {
-    checkCuda(cudaGraphLaunch(found->second, s), "cudaGraphLaunch");
+    found->second.lastUse = ++graphUses_;
+    checkCuda(cudaGraphLaunch(found->second.exec, s), "cudaGraphLaunch");
     ++stats_.graphLaunches;
   } else {
     for (auto &launch : pending_)
@@ -467,10 +481,12 @@ std::vector<DeviceTensor> CudaExecutor::run(const std::vector<RunInput> &inputs,
       const int64_t batch = cache->batch();
       const int32_t delta = static_cast<int32_t>(appended);
       pending_.push_back([=](cudaStream_t s) { cuda::advanceLengths(s, lens, batch, delta); });
-      signature_.append(reinterpret_cast<const char *>(&lens), sizeof lens);
-      cache->advanceHost(appended);
+      for (int64_t v : {reinterpret_cast<int64_t>(lens), batch, static_cast<int64_t>(delta)})
+        signature_.append(reinterpret_cast<const char *>(&v), sizeof v);
     }
     flush();
+    if (cache)
+      cache->advanceHost(appended); // after the launches were issued without error
     blockRefs_.clear();
     for (Value &p : kvPending_)
       p = Value();

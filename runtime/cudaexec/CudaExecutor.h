@@ -65,6 +65,11 @@ private:
   bool graphs_ = true;
 };
 
+/// Throws Error unless `fn` was compiled with `mmc compile --target cuda` (its ops carry a
+/// placement); callers check before touching the device, so that a CPU plan is reported as
+/// such on any machine.
+void requireCudaPlacement(const Plan &plan, const FunctionInfo &fn);
+
 /// A tensor in device memory, contiguous row-major.
 struct DeviceTensor {
   DType dtype = DType::f32;
@@ -87,8 +92,8 @@ struct LaunchStats {
   int64_t captures = 0;       ///< segments captured into a CUDA graph
   int64_t graphLaunches = 0;  ///< segments replayed from a graph (captures included)
   double hostMs = 0;          ///< host time in run(): host ops, checks, recording, issuing
-  double deviceMs = 0;        ///< device time of the issued segments (CUDA events), calls
-                              ///< completed so far
+  double deviceMs = 0;        ///< device time from each call's first issued segment to its
+                              ///< last (CUDA events), calls completed so far
 };
 
 class CudaExecutor {
@@ -181,7 +186,12 @@ private:
   std::vector<std::function<void(cudaStream_t)>> pending_;
   std::string signature_;
   std::deque<std::string> recentSignatures_; ///< segments issued eagerly lately
-  std::map<std::string, cudaGraphExec_t> graphs_;
+  struct CapturedGraph {
+    cudaGraphExec_t exec;
+    uint64_t lastUse; ///< graphUses_ at its last launch (least recently used is dropped)
+  };
+  std::map<std::string, CapturedGraph> graphs_;
+  uint64_t graphUses_ = 0;
   LaunchStats stats_;
 };
 

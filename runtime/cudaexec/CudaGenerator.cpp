@@ -17,6 +17,9 @@ CudaGenerator::CudaGenerator(std::shared_ptr<const Plan> plan, bool cudaGraphs)
     : plan_(std::move(plan)) {
   requireGenerationInfo(*plan_);
   const GenerationInfo &g = plan_->generation();
+  for (const std::string *f : {&g.visionFunction, &g.embedFunction, &g.decoderFunction})
+    if (!f->empty())
+      requireCudaPlacement(*plan_, plan_->function(*f));
   ctx_ = std::make_unique<CudaContext>();
   ctx_->setGraphsEnabled(cudaGraphs);
   if (!g.visionFunction.empty())

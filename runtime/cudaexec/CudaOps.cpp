@@ -85,17 +85,25 @@ void CudaExecutor::OpRecorder::linear() {
   a.k = w.shape[0];
   a.n = w.shape[1];
   a.m = numElements(x.shape) / std::max<int64_t>(a.k, 1);
+  if (w.dtype != x.dtype)
+    fail("weight is ", dtypeName(w.dtype), " but the input is ", dtypeName(x.dtype));
   if (numInputs() > 2) {
     Value &bias = in(2);
     makeContiguous(bias);
+    if (bias.dtype != x.dtype || bias.shape != Shape{a.n})
+      fail("bias ", dtypeName(bias.dtype), " ", shapeString(bias.shape), " is not ",
+           dtypeName(x.dtype), " [", a.n, "]");
     a.bias = bias.dev;
   }
-  a.act = static_cast<cuda::Activation>(attrs().getInt("activation", 0));
+  const int64_t act = attrs().getInt("activation", 0);
+  if (act < 0 || act > static_cast<int64_t>(cuda::Activation::relu))
+    fail("unknown activation ", act);
+  a.act = static_cast<cuda::Activation>(act);
   Shape shape = x.shape;
   shape.back() = a.n;
   a.x = x.dev;
   a.w = w.dev;
-  a.y = result(0, shape).dev;
+  a.y = result(0, shape, x.dtype).dev;
   cuda::Blas *blas = &ex_.ctx_.blas();
   record([=](cudaStream_t s) { blas->linear(s, a); });
   sign(index_, a.dtype, a.x, a.w, a.bias, a.y, a.m, a.n, a.k, a.act);
@@ -106,6 +114,8 @@ void CudaExecutor::OpRecorder::matmul() {
   makeContiguous(a);
   makeContiguous(b);
   requireFloat(a.dtype, "the lhs");
+  if (b.dtype != a.dtype)
+    fail("operands are ", dtypeName(a.dtype), " and ", dtypeName(b.dtype));
   if (a.shape.size() < 2 || b.shape.size() < 2)
     fail("the CUDA backend takes mm.matmul operands of rank >= 2, got ", shapeString(a.shape),
          " and ", shapeString(b.shape));
@@ -128,7 +138,7 @@ void CudaExecutor::OpRecorder::matmul() {
   Shape shape = lead;
   shape.push_back(m);
   shape.push_back(n);
-  Value &c = result(0, shape);
+  Value &c = result(0, shape, a.dtype);
   const DType dt = a.dtype;
   const char *pa = a.dev, *pb = b.dev;
   char *pc = c.dev;
@@ -146,8 +156,9 @@ void CudaExecutor::OpRecorder::rmsNorm() {
   if (residual) {
     Value &r = in(1);
     makeContiguous(r);
-    if (r.shape != x.shape)
-      fail("lhs ", shapeString(x.shape), " and rhs ", shapeString(r.shape), " differ");
+    if (r.shape != x.shape || r.dtype != x.dtype)
+      fail("lhs ", dtypeName(x.dtype), " ", shapeString(x.shape), " and rhs ", dtypeName(r.dtype),
+           " ", shapeString(r.shape), " differ");
     res = r.dev;
   }
   Value &scale = in(residual ? 2 : 1);
@@ -159,8 +170,8 @@ void CudaExecutor::OpRecorder::rmsNorm() {
   const char *px = x.dev, *pscale = scale.dev;
   const DType dt = x.dtype, st = scale.dtype;
   const Shape shape = x.shape;
-  char *y = result(0, shape).dev;
-  char *sum = residual ? result(1, shape).dev : nullptr;
+  char *y = result(0, shape, dt).dev;
+  char *sum = residual ? result(1, shape, dt).dev : nullptr;
   const float eps = static_cast<float>(attrs().getFloat("epsilon", 1e-6));
   const float offset = static_cast<float>(attrs().getFloat("scale_offset", 0.0));
   record([=](cudaStream_t s) { cuda::rmsNorm(s, dt, px, res, sum, pscale, st, y, rows, cols, eps, offset); });
@@ -180,8 +191,9 @@ void CudaExecutor::OpRecorder::layerNorm() {
   if (residual) {
     Value &r = in(next++);
     makeContiguous(r);
-    if (r.shape != x.shape)
-      fail("lhs ", shapeString(x.shape), " and rhs ", shapeString(r.shape), " differ");
+    if (r.shape != x.shape || r.dtype != x.dtype)
+      fail("lhs ", dtypeName(x.dtype), " ", shapeString(x.shape), " and rhs ", dtypeName(r.dtype),
+           " ", shapeString(r.shape), " differ");
     res = r.dev;
   }
   Value &scale = in(next++);
@@ -201,8 +213,8 @@ void CudaExecutor::OpRecorder::layerNorm() {
   const char *px = x.dev, *pscale = scale.dev;
   const DType dt = x.dtype, pt = scale.dtype;
   const Shape shape = x.shape;
-  char *y = result(0, shape).dev;
-  char *sum = residual ? result(1, shape).dev : nullptr;
+  char *y = result(0, shape, dt).dev;
+  char *sum = residual ? result(1, shape, dt).dev : nullptr;
   const float eps = static_cast<float>(attrs().getFloat("epsilon", 1e-5));
   record([=](cudaStream_t s) { cuda::layerNorm(s, dt, px, res, sum, pscale, bias, pt, y, rows, cols, eps); });
   sign(index_, dt, px, res, sum, pscale, bias, pt, y, rows, cols, eps);
@@ -244,7 +256,7 @@ void CudaExecutor::OpRecorder::rotary() {
   a.tableType = cosV.dtype;
   a.tableRowStride = cs.back();
   a.tableStrideB = cs.size() == 3 && cs[0] == xs[0] && xs[0] > 1 ? xs[2] : 0; // in rows
-  a.y = result(0, xs).dev;
+  a.y = result(0, xs, x.dtype).dev;
   record([=](cudaStream_t s) { cuda::rotary(s, a); });
   sign(index_, a.dtype, a.x, a.y, a.batch, a.heads, a.seq, a.headDim, a.xStrideB, a.xStrideH,
        a.xStrideS, a.rotaryDim, a.interleaved, a.cos, a.sin, a.tableType, a.tableStrideB);
@@ -268,7 +280,7 @@ void CudaExecutor::OpRecorder::swiglu() {
   requireFloat(gate.dtype, "the gate");
   const char *pg = gate.dev, *pu = up.dev;
   const DType dt = gate.dtype;
-  char *y = result(0, gate.shape).dev;
+  char *y = result(0, gate.shape, dt).dev;
   record([=](cudaStream_t s) {
     cuda::swiglu(s, dt, pg, g.rowStride, pu, u.rowStride, y, g.cols, g.rows, g.cols);
   });
@@ -292,7 +304,7 @@ void CudaExecutor::OpRecorder::activation() {
   const char *px = x.dev;
   const DType dt = x.dtype;
   const int64_t n = numElements(x.shape);
-  char *y = result(0, x.shape).dev;
+  char *y = result(0, x.shape, dt).dev;
   record([=](cudaStream_t s) { cuda::activation(s, dt, px, y, n, act); });
   sign(index_, dt, px, y, n, act);
 }
@@ -311,7 +323,7 @@ void CudaExecutor::OpRecorder::cast() {
   const char *px = x.dev;
   const DType from = x.dtype;
   const int64_t n = numElements(x.shape);
-  char *y = result(0, x.shape).dev;
+  char *y = result(0, x.shape, to).dev;
   record([=](cudaStream_t s) { cuda::convert(s, from, px, to, y, n); });
   sign(index_, from, px, to, y, n);
 }
@@ -342,7 +354,7 @@ void CudaExecutor::OpRecorder::binary() {
   const cuda::BinaryOp bop = ops.at(op().name);
   const DType dt = a.dtype;
   const char *pa = a.dev, *pb = b.dev;
-  char *y = result(0, shape).dev;
+  char *y = result(0, shape, dt).dev;
   record([=](cudaStream_t s) {
     cuda::binaryElementwise(s, bop, dt, pa, as.data(), pb, bs.data(), y, dims.data(), rank);
   });
@@ -378,7 +390,7 @@ void CudaExecutor::OpRecorder::gather() {
   const size_t es = dtypeSize(data.dtype);
   const char *pd = data.dev;
   const int64_t n = static_cast<int64_t>(ids.size());
-  char *y = result(0, shape).dev;
+  char *y = result(0, shape, data.dtype).dev;
   record([=](cudaStream_t s) {
     cuda::checkCuda(cudaMemcpyAsync(devIds, staged, idBytes, cudaMemcpyHostToDevice, s), "cudaMemcpyAsync");
     cuda::gatherAxis(s, es, pd, outer, dim, inner, devIds, n, y, nullptr);
@@ -405,7 +417,7 @@ void CudaExecutor::OpRecorder::gatherDeviceIndices(Value &data, Value &idx) {
   const char *pd = data.dev;
   const auto *ids = reinterpret_cast<const int64_t *>(idx.dev);
   const int64_t n = numElements(idx.shape);
-  char *y = result(0, shape).dev;
+  char *y = result(0, shape, data.dtype).dev;
   record([=](cudaStream_t s) { cuda::gatherAxis(s, es, pd, outer, dim, inner, ids, n, y, nullptr); });
   sign(index_, es, pd, outer, dim, inner, ids, n, y);
 }
@@ -489,7 +501,7 @@ void CudaExecutor::OpRecorder::concat() {
   for (size_t k = 0; k < numInputs(); ++k)
     ensureDevice(in(k));
   const size_t es = dtypeSize(first.dtype);
-  Value &y = result(0, shape);
+  Value &y = result(0, shape, first.dtype);
   std::vector<int64_t> dst = rowMajorStrides(shape);
   int64_t pos = 0;
   for (size_t k = 0; k < numInputs(); ++k) {
@@ -577,6 +589,7 @@ void CudaExecutor::OpRecorder::conv() {
   sign(index_, a.x, a.w, a.bias, a.y, a.m, a.n, a.k);
   ex_.drop(cols);
   Value base;
+  base.dtype = x.dtype;
   base.block = gemm;
   view(0, base, gemm, {b, o, hp, wp}, {hp * wp * o, 1, wp * o, o});
   ex_.drop(gemm); // the view holds it

@@ -32,6 +32,7 @@ DeviceKvCache::DeviceKvCache(const FunctionInfo &decoder, int64_t batch, int64_t
                           "the KV cache");
   lens_ = DeviceBuffer(static_cast<size_t>(batch) * sizeof(int32_t), "KV-cache lengths");
   cuda::checkCuda(cudaMemset(lens_.get(), 0, lens_.bytes()), "cudaMemset");
+  cuda::checkCuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); // before any stream uses them
 }
 
 void DeviceKvCache::clear(cudaStream_t stream) {

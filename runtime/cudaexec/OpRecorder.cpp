@@ -150,9 +150,11 @@ std::vector<int64_t> CudaExecutor::OpRecorder::hostInts(size_t k) {
   return out;
 }
 
-CudaExecutor::Value &CudaExecutor::OpRecorder::result(size_t r, const Shape &shape) {
+CudaExecutor::Value &CudaExecutor::OpRecorder::result(size_t r, const Shape &shape, DType written) {
   const uint32_t id = op().outputs.at(r);
   const TensorInfo &decl = ex_.fn_->tensors[id];
+  if (decl.dtype != written)
+    fail("result ", r, " is ", dtypeName(written), " but the plan declares ", signatureString(decl));
   bool ok = decl.shape.size() == shape.size();
   for (size_t d = 0; ok && d < shape.size(); ++d)
     ok = decl.shape[d] < 0 || decl.shape[d] == shape[d];
@@ -182,11 +184,15 @@ CudaExecutor::Value &CudaExecutor::OpRecorder::result(size_t r, const Shape &sha
 CudaExecutor::Value &CudaExecutor::OpRecorder::view(size_t r, const Value &base, char *dev,
                                                     const Shape &shape, std::vector<int64_t> strides) {
   const uint32_t id = op().outputs.at(r);
+  const TensorInfo &decl = ex_.fn_->tensors[id];
+  if (decl.dtype != base.dtype)
+    fail("result ", r, " views ", dtypeName(base.dtype), " data but the plan declares ",
+         signatureString(decl));
   void *block = base.block;
   ex_.retain(block);
   Value &out = values_[id];
   out = Value();
-  out.dtype = ex_.fn_->tensors[id].dtype;
+  out.dtype = decl.dtype;
   out.shape = shape;
   out.dev = dev;
   out.strides = std::move(strides);

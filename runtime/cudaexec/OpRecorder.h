@@ -52,9 +52,10 @@ private:
   /// Operand k as host data (downloaded if it only lives on the device).
   const Tensor &hostIn(size_t k);
   std::vector<int64_t> hostInts(size_t k);
-  /// Result r with `shape`: a new contiguous device tensor.
-  Value &result(size_t r, const Shape &shape);
-  /// Result r as a view of `base`'s memory.
+  /// Result r with `shape`: a new contiguous device tensor the launch writes as `written`
+  /// (Error when the plan declares another dtype or shape).
+  Value &result(size_t r, const Shape &shape, DType written);
+  /// Result r as a view of `base`'s memory (Error when the plan declares another dtype).
   Value &view(size_t r, const Value &base, char *dev, const Shape &shape, std::vector<int64_t> strides);
   DType resultType(size_t r) const;
   void record(Launch launch);

@@ -90,7 +90,8 @@ int compile(const CompileRequest &r) {
 
 int runCompile(const CompileRequest &request) {
   int rc = compile(request);
-  if (rc != 0 && llvm::sys::fs::exists(request.output))
+  // A failed compile leaves no partial plan; never remove a directory or a special file.
+  if (rc != 0 && llvm::sys::fs::is_regular_file(request.output))
     llvm::sys::fs::remove(request.output);
   return rc;
 }

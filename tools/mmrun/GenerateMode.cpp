@@ -117,6 +117,8 @@ GenerationResult generateWith(Gen &gen, const GenerateOptions &o, const std::vec
   options.kvCapacity = o.kvCapacity;
   if (o.warmup < 0)
     fail("--warmup must be at least 0");
+  if (o.kvCapacity < 0)
+    fail("--kv-capacity must be positive (or 0 for prompt + max new tokens)");
   const Tensor *image = o.pixelValues.empty() ? nullptr : &pixels;
   for (int w = 0; w < o.warmup; ++w)
     gen.generate(image, ids, options);

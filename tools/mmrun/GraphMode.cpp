@@ -178,6 +178,7 @@ int runGraph(std::shared_ptr<const Plan> plan, const GraphOptions &o, llvm::raw_
   if (o.device == "cuda") {
     if (o.profile)
       fail("--profile times ops on the CPU backend only; with --device cuda use nsys or ncu");
+    cudaexec::requireCudaPlacement(*plan, fn);
     ctx = std::make_unique<cudaexec::CudaContext>();
     ctx->setGraphsEnabled(o.cudaGraphs);
     dev = std::make_unique<cudaexec::CudaExecutor>(plan, fn.name, *ctx);
