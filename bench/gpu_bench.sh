@@ -70,6 +70,11 @@ if [[ -z "$SHARED" ]]; then  # ../shared next to the repository, or a copy carri
     [[ -f "$d/tools/gen_models.py" ]] && { SHARED="$d"; break; }
   done
 fi
+# This benchmark is for a machine with an NVIDIA GPU: say so before minutes of model export.
+if ! nvidia-smi -L > /dev/null 2>&1; then
+  echo "gpu_bench: no NVIDIA GPU here (nvidia-smi -L failed); run it on the GPU machine" >&2
+  exit 2
+fi
 if [[ $SKIP_GEN -eq 0 && ! -f "$SHARED/tools/gen_models.py" ]]; then
   echo "gpu_bench: no tools/gen_models.py under --shared '${SHARED:-../shared}'" >&2; exit 2
 fi
