@@ -46,18 +46,19 @@ using namespace mlir;
 
 namespace {
 
-/// Ops the CUDA executor launches on the GPU whatever their element types. This list
-/// must match the launch table of the CUDA executor (runtime/cudaexec); the
-/// element-type-dependent ones are kCudaFloatOps, mm.cast and mm.conv (isCudaOp).
-constexpr const char *kCudaOps[] = {
-    "mm.linear",     "mm.matmul",    "mm.attention",  "mm.layer_norm", "mm.add_layer_norm",
-    "mm.rms_norm",   "mm.add_rms_norm", "mm.rotary",  "mm.swiglu",     "mm.gelu",
-    "mm.quick_gelu", "mm.silu",      "mm.relu",       "mm.reshape",    "mm.flatten",
-    "mm.squeeze",    "mm.unsqueeze", "mm.transpose",  "mm.concat",     "mm.split",
-    "mm.slice",      "mm.expand",    "mm.gather"};
-/// Elementwise binary ops the CUDA executor runs when the result is f32, f16 or bf16.
-constexpr const char *kCudaFloatOps[] = {"mm.add", "mm.sub", "mm.mul", "mm.div",
-                                         "mm.pow", "mm.max", "mm.min"};
+/// Ops the CUDA executor launches on the GPU whatever their element types (they move
+/// elements of 1, 2, 4 or 8 bytes). With kCudaFloatOps, mm.cast and mm.conv (isCudaOp)
+/// this list must match the launch table of the CUDA executor (runtime/cudaexec).
+constexpr const char *kCudaOps[] = {"mm.reshape", "mm.flatten", "mm.squeeze", "mm.unsqueeze",
+                                    "mm.transpose", "mm.concat", "mm.split", "mm.slice",
+                                    "mm.expand", "mm.gather"};
+/// Ops the CUDA executor runs when their result is f32, f16 or bf16 (its kernels compute
+/// in those types only; an f64 or integer one stays on the host).
+constexpr const char *kCudaFloatOps[] = {
+    "mm.linear",  "mm.matmul",  "mm.attention", "mm.layer_norm", "mm.add_layer_norm",
+    "mm.rms_norm", "mm.add_rms_norm", "mm.rotary", "mm.swiglu", "mm.gelu", "mm.quick_gelu",
+    "mm.silu",    "mm.relu",    "mm.add",       "mm.sub",        "mm.mul",
+    "mm.div",     "mm.pow",     "mm.max",       "mm.min"};
 
 /// Where a value lives while the CUDA runtime runs the function.
 enum class Residency { host, device, weight };
@@ -191,7 +192,7 @@ private:
     if (auto c = dyn_cast<mm::CastOp>(op))
       return isCudaFloat(c.getInput().getType()) && isCudaFloat(c.getType());
     if (auto conv = dyn_cast<mm::ConvOp>(op))
-      return isPatchEmbedding(conv);
+      return isPatchEmbedding(conv) && isCudaFloat(conv.getType());
     return false;
   }
 

@@ -221,6 +221,27 @@ func.func @near_misses(%ids: tensor<2xi64>, %x: tensor<1x3x8x8xf32>) -> (tensor<
 
 // -----
 
+// Near misses on element types: the CUDA kernels compute in f32/f16/bf16 only, so an f64
+// linear runs on the host although its input is a device argument (reading it ends
+// segment 0), and the relu and cast after it read host values; moving f64 elements (a
+// transpose) is a device op.
+// CHECK-LABEL: func.func @f64_compute
+// CHECK-SAME: mm.segments = [{end = "host op mm.linear reads a device value", first = 0 : i64, last = 0 : i64}]
+// CHECK: mm.transpose {{.*}}mm.placement = "device", mm.segment = 0 : i64
+// CHECK-NEXT: mm.linear {{.*}} {mm.placement = "host"}
+// CHECK-NEXT: mm.relu {{.*}} {mm.placement = "host"}
+// CHECK-NEXT: mm.cast {{.*}} {mm.placement = "host"}
+func.func @f64_compute(%x: tensor<2x4xf64>) -> (tensor<4x2xf64>, tensor<2x3xf64>, tensor<2x3xf32>) {
+  %w = mm.weight "w" from "m.bin" [0, 96] : tensor<4x3xf64>
+  %t = mm.transpose %x {perm = array<i64: 1, 0>} : tensor<2x4xf64> -> tensor<4x2xf64>
+  %y = mm.linear %x, %w : tensor<2x4xf64>, tensor<4x3xf64> -> tensor<2x3xf64>
+  %r = mm.relu %y : tensor<2x3xf64>
+  %f = mm.cast %r : tensor<2x3xf64> -> tensor<2x3xf32>
+  return %t, %r, %f : tensor<4x2xf64>, tensor<2x3xf64>, tensor<2x3xf32>
+}
+
+// -----
+
 // Only host data: no op runs on the device, no segment.
 // CHECK-LABEL: func.func @host_only
 // CHECK-SAME: attributes {mm.segments = []}
