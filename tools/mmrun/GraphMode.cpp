@@ -107,8 +107,6 @@ std::string fileNameFor(const std::string &name) {
 }
 
 void writeOutputs(const FunctionInfo &fn, const std::vector<Tensor> &outputs, const GraphOptions &o) {
-  if (o.outputFormat != "npy" && o.outputFormat != "pb" && o.outputFormat != "both")
-    fail("unknown --output-format '", o.outputFormat, "' (expected npy, pb or both)");
   makeDirectories(o.outputDir);
   for (size_t i = 0; i < outputs.size(); ++i) {
     std::string base = (fs::path(o.outputDir) / fileNameFor(fn.outputs[i].name)).string();
@@ -165,6 +163,8 @@ std::vector<Tensor> timedRuns(const GraphOptions &o, Run run, double &firstMs, d
 int runGraph(std::shared_ptr<const Plan> plan, const GraphOptions &o, llvm::raw_ostream &os) {
   if (o.repeat < 1)
     fail("--repeat must be at least 1");
+  if (o.outputFormat != "npy" && o.outputFormat != "pb" && o.outputFormat != "both")
+    fail("unknown --output-format '", o.outputFormat, "' (expected npy, pb or both)");
   const FunctionInfo &fn = plan->function(chooseFunction(*plan, o.function));
   // Input order and names are checked like the CPU executor does (orderInputs).
   Executor host(plan, fn.name);

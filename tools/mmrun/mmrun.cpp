@@ -82,6 +82,8 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv, "mmrun: run a plan compiled by mmc\n");
   try {
     mmrun::checkDevice(device);
+    if (noCudaGraphs && device != "cuda")
+      mm::rt::fail("--no-cuda-graphs applies to --device cuda only");
     auto plan = mm::rt::Plan::load(planPath);
     if (info)
       return mmrun::printInfo(*plan, llvm::outs());
