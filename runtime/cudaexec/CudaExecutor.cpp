@@ -369,6 +369,18 @@ void CudaExecutor::runDeviceOp(size_t i, std::vector<Value> &values, DeviceKvCac
   }
 }
 
+void CudaExecutor::issuePending(cudaStream_t s) {
+  for (PendingLaunch &p : pending_) {
+    try {
+      p.launch(s);
+    } catch (const Error &e) {
+      if (p.op < fn_->ops.size())
+        opError(p.op, e.what());
+      fail("function '", fn_->name, "' (outputs / KV-cache lengths): ", e.what());
+    }
+  }
+}
+
 void CudaExecutor::flush() {
   if (pending_.empty())
     return;
@@ -384,8 +396,7 @@ void CudaExecutor::flush() {
     cudaGraph_t graph = nullptr;
     checkCuda(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
     try {
-      for (auto &launch : pending_)
-        launch(s);
+      issuePending(s);
     } catch (...) {
       cudaStreamEndCapture(s, &graph);
       if (graph)
@@ -412,8 +423,7 @@ void CudaExecutor::flush() {
     checkCuda(cudaGraphLaunch(found->second.exec, s), "cudaGraphLaunch");
     ++stats_.graphLaunches;
   } else {
-    for (auto &launch : pending_)
-      launch(s);
+    issuePending(s);
     ++stats_.eagerSegments;
   }
   checkCuda(cudaEventRecord(end_[parity_], s), "cudaEventRecord");
@@ -480,7 +490,7 @@ std::vector<DeviceTensor> CudaExecutor::run(const std::vector<RunInput> &inputs,
       int32_t *lens = cache->lengths();
       const int64_t batch = cache->batch();
       const int32_t delta = static_cast<int32_t>(appended);
-      pending_.push_back([=](cudaStream_t s) { cuda::advanceLengths(s, lens, batch, delta); });
+      pending_.push_back({fn.ops.size(), [=](cudaStream_t s) { cuda::advanceLengths(s, lens, batch, delta); }});
       for (int64_t v : {reinterpret_cast<int64_t>(lens), batch, static_cast<int64_t>(delta)})
         signature_.append(reinterpret_cast<const char *>(&v), sizeof v);
     }

@@ -183,7 +183,13 @@ private:
   std::unordered_map<void *, int> blockRefs_;
 
   // The segment being recorded.
-  std::vector<std::function<void(cudaStream_t)>> pending_;
+  struct PendingLaunch {
+    size_t op; ///< the op that recorded it (fn_->ops.size() for the outputs and lengths)
+    std::function<void(cudaStream_t)> launch;
+  };
+  std::vector<PendingLaunch> pending_;
+  /// Issues every pending launch on `s`; an Error names the op that recorded it.
+  void issuePending(cudaStream_t s);
   std::string signature_;
   std::deque<std::string> recentSignatures_; ///< segments issued eagerly lately
   struct CapturedGraph {

@@ -55,7 +55,9 @@ CudaExecutor::Value &CudaExecutor::OpRecorder::in(size_t k) {
   return v;
 }
 
-void CudaExecutor::OpRecorder::record(Launch launch) { ex_.pending_.push_back(std::move(launch)); }
+void CudaExecutor::OpRecorder::record(Launch launch) {
+  ex_.pending_.push_back({index_, std::move(launch)});
+}
 
 DType CudaExecutor::OpRecorder::resultType(size_t r) const {
   if (r >= op().outputs.size())
