@@ -101,25 +101,9 @@ bool matchVariancePlusEps(Value radicand, Value d, LayerNormCore &core) {
 /// n = div(d, sqrt(...)) | mul(d, 1 / sqrt(...)) in any rsqrt form.
 std::optional<LayerNormCore> matchCore(Operation *op) {
   LayerNormCore core;
-  if (auto div = dyn_cast<DivOp>(op)) {
-    auto sqrt = defOf<SqrtOp>(div.getRhs());
-    if (!sqrt || !matchVariancePlusEps(sqrt.getInput(), div.getLhs(), core))
-      return std::nullopt;
-    core.interior.push_back(sqrt);
-  } else if (auto mul = dyn_cast<MulOp>(op)) {
-    if (!eitherOrder(mul.getLhs(), mul.getRhs(), [&](Value d, Value inv) {
-          SmallVector<Operation *> ops;
-          Value radicand = matchInverseSqrt(inv, ops);
-          if (!radicand || !matchVariancePlusEps(radicand, d, core))
-            return false;
-          core.interior.append(ops);
-          return true;
-        }))
-      return std::nullopt;
-  } else {
-    return std::nullopt;
-  }
-  if (op->getResult(0).getType() != core.xf.getType())
+  if (!matchScaledByInverseRoot(op, core.interior,
+                                [&](Value r, Value x) { return matchVariancePlusEps(r, x, core); }) ||
+      op->getResult(0).getType() != core.xf.getType())
     return std::nullopt;
   return core;
 }

@@ -75,25 +75,9 @@ bool matchMeanSquarePlusEps(Value radicand, Value xf, RMSCore &core) {
 /// n = mul(xf, 1 / sqrt(...)) in any rsqrt form | div(xf, sqrt(...)).
 std::optional<RMSCore> matchCore(Operation *op) {
   RMSCore core;
-  if (auto div = dyn_cast<DivOp>(op)) {
-    auto sqrt = defOf<SqrtOp>(div.getRhs());
-    if (!sqrt || !matchMeanSquarePlusEps(sqrt.getInput(), div.getLhs(), core))
-      return std::nullopt;
-    core.interior.push_back(sqrt);
-  } else if (auto mul = dyn_cast<MulOp>(op)) {
-    if (!eitherOrder(mul.getLhs(), mul.getRhs(), [&](Value xf, Value inv) {
-          SmallVector<Operation *> ops;
-          Value radicand = matchInverseSqrt(inv, ops);
-          if (!radicand || !matchMeanSquarePlusEps(radicand, xf, core))
-            return false;
-          core.interior.append(ops);
-          return true;
-        }))
-      return std::nullopt;
-  } else {
-    return std::nullopt;
-  }
-  if (op->getResult(0).getType() != core.xf.getType())
+  if (!matchScaledByInverseRoot(op, core.interior,
+                                [&](Value r, Value x) { return matchMeanSquarePlusEps(r, x, core); }) ||
+      op->getResult(0).getType() != core.xf.getType())
     return std::nullopt;
   return core;
 }

@@ -69,6 +69,31 @@ mlir::Operation *singleUser(mlir::Value v);
 /// forms of the norms): `a`, else null. Appends the ops to `ops`.
 mlir::Value matchInverseSqrt(mlir::Value inv, llvm::SmallVectorImpl<mlir::Operation *> &ops);
 
+/// The shared core of the norms: op = div(x, sqrt(r)), or mul(x, 1 / sqrt(r)) with the
+/// inverse root in any matchInverseSqrt form and the operands in either order. Calls
+/// `matchRadicand(r, x)` (which checks the normalizer under the root against x); on
+/// success appends the root's ops to `interior` after what matchRadicand appended.
+template <typename Fn>
+bool matchScaledByInverseRoot(mlir::Operation *op, llvm::SmallVectorImpl<mlir::Operation *> &interior,
+                              Fn &&matchRadicand) {
+  if (auto div = llvm::dyn_cast<mm::DivOp>(op)) {
+    auto sqrt = defOf<mm::SqrtOp>(div.getRhs());
+    if (!sqrt || !matchRadicand(sqrt.getInput(), div.getLhs()))
+      return false;
+    interior.push_back(sqrt);
+    return true;
+  }
+  auto mul = llvm::dyn_cast<mm::MulOp>(op);
+  return mul && eitherOrder(mul.getLhs(), mul.getRhs(), [&](mlir::Value x, mlir::Value inv) {
+           llvm::SmallVector<mlir::Operation *> ops;
+           mlir::Value radicand = matchInverseSqrt(inv, ops);
+           if (!radicand || !matchRadicand(radicand, x))
+             return false;
+           interior.append(ops.begin(), ops.end());
+           return true;
+         });
+}
+
 /// True when `a` and `b` are ranked tensors of one element type and rank whose dims can be
 /// equal (equal, or either dynamic). Imported graphs may carry a static dim on one side
 /// of an elementwise op and `?` on the other (an exporter's value_info specialised to
