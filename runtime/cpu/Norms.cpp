@@ -113,6 +113,20 @@ void normRows(const Tensor &x, const Tensor *rhs, Tensor *sum, int64_t n, Tensor
 }
 
 /// Shared by layer_norm (inputs x, scale[, bias]) and add_layer_norm (lhs, rhs, scale[, bias]).
+/// Allocates the normalized result (and, for the add_ forms, the residual sum) with x's
+/// shape and dtype. Both are allocated before either is referenced, because
+/// allocateResult may grow `outputs`.
+std::pair<Tensor *, Tensor *> allocateNormResults(KernelContext &ctx, std::vector<Tensor> &outputs,
+                                                  const Tensor &x, bool residual) {
+  checkOutputDType(ctx, 0, x.dtype);
+  allocateResult(ctx, outputs, 0, x.shape);
+  if (residual) {
+    checkOutputDType(ctx, 1, x.dtype);
+    allocateResult(ctx, outputs, 1, x.shape);
+  }
+  return {&outputs[0], residual ? &outputs[1] : nullptr};
+}
+
 void layerNorm(KernelContext &ctx, const std::vector<const Tensor *> &inputs,
                std::vector<Tensor> &outputs, bool residual) {
   size_t first = residual ? 2 : 1;
@@ -134,14 +148,8 @@ void layerNorm(KernelContext &ctx, const std::vector<const Tensor *> &inputs,
     using C = Compute<S>;
     std::vector<C> g = expandParam<C>(op, "scale", scale, normShape);
     std::vector<C> b = bias ? expandParam<C>(op, "bias", *bias, normShape) : std::vector<C>();
-    checkOutputDType(ctx, 0, x.dtype);
-    Tensor &y = allocateResult(ctx, outputs, 0, x.shape);
-    Tensor *sum = nullptr;
-    if (residual) {
-      checkOutputDType(ctx, 1, x.dtype);
-      sum = &allocateResult(ctx, outputs, 1, x.shape);
-    }
-    normRows<S>(x, rhs, sum, numElements(normShape), y, LayerNormRow<S, C>{g, b, eps});
+    auto [y, sum] = allocateNormResults(ctx, outputs, x, residual);
+    normRows<S>(x, rhs, sum, numElements(normShape), *y, LayerNormRow<S, C>{g, b, eps});
   });
 }
 
@@ -172,41 +180,30 @@ void rmsNorm(KernelContext &ctx, const std::vector<const Tensor *> &inputs,
     convertToCompute(scale.data, scale.dtype, g.data(), n);
     for (C &v : g)
       v += static_cast<C>(offset);
-    checkOutputDType(ctx, 0, x.dtype);
-    Tensor &y = allocateResult(ctx, outputs, 0, x.shape);
-    Tensor *sum = nullptr;
-    if (residual) {
-      checkOutputDType(ctx, 1, x.dtype);
-      sum = &allocateResult(ctx, outputs, 1, x.shape);
-    }
-    normRows<S>(x, rhs, sum, n, y, RmsNormRow<S, C>{g, eps});
+    auto [y, sum] = allocateNormResults(ctx, outputs, x, residual);
+    normRows<S>(x, rhs, sum, n, *y, RmsNormRow<S, C>{g, eps});
   });
 }
 
+/// The kernels: Residual selects the add_ form (mm.add_layer_norm, mm.add_rms_norm).
+template <bool Residual>
 void layerNormKernel(KernelContext &ctx, const std::vector<const Tensor *> &inputs,
                      std::vector<Tensor> &outputs) {
-  layerNorm(ctx, inputs, outputs, false);
+  layerNorm(ctx, inputs, outputs, Residual);
 }
-void addLayerNormKernel(KernelContext &ctx, const std::vector<const Tensor *> &inputs,
-                        std::vector<Tensor> &outputs) {
-  layerNorm(ctx, inputs, outputs, true);
-}
+template <bool Residual>
 void rmsNormKernel(KernelContext &ctx, const std::vector<const Tensor *> &inputs,
                    std::vector<Tensor> &outputs) {
-  rmsNorm(ctx, inputs, outputs, false);
-}
-void addRmsNormKernel(KernelContext &ctx, const std::vector<const Tensor *> &inputs,
-                      std::vector<Tensor> &outputs) {
-  rmsNorm(ctx, inputs, outputs, true);
+  rmsNorm(ctx, inputs, outputs, Residual);
 }
 
 } // namespace
 
 void registerNormKernels(KernelRegistry &r) {
-  r.add("mm.layer_norm", layerNormKernel);
-  r.add("mm.rms_norm", rmsNormKernel);
-  r.add("mm.add_layer_norm", addLayerNormKernel);
-  r.add("mm.add_rms_norm", addRmsNormKernel);
+  r.add("mm.layer_norm", layerNormKernel<false>);
+  r.add("mm.rms_norm", rmsNormKernel<false>);
+  r.add("mm.add_layer_norm", layerNormKernel<true>);
+  r.add("mm.add_rms_norm", rmsNormKernel<true>);
 }
 
 } // namespace mm::rt::cpu
