@@ -72,6 +72,23 @@ ParamIndex planParams(const KernelContext &ctx, const Tensor &x, const Tensor &s
   return p;
 }
 
+/// How parameter values are indexed, the scales as double and the zero points (0 without
+/// them), for (de)quantizing `x`.
+struct QuantParams {
+  ParamIndex index;
+  std::vector<double> scale;
+  std::vector<int64_t> zero;
+};
+QuantParams readParams(KernelContext &ctx, const Tensor &x, const Tensor &scale, const Tensor *zp) {
+  std::string op = opName(ctx);
+  QuantParams q{planParams(ctx, x, scale, zp), std::vector<double>(static_cast<size_t>(scale.numel())), {}};
+  dispatch<kFloatTypes>(
+      scale.dtype, op, [](auto) {}, "scale");
+  convertToCompute(scale.data, scale.dtype, q.scale.data(), scale.numel());
+  q.zero = zp ? readInts(op, "zero_point", *zp) : std::vector<int64_t>(q.scale.size(), 0);
+  return q;
+}
+
 void dequantizeKernel(KernelContext &ctx, const std::vector<const Tensor *> &inputs,
                       std::vector<Tensor> &outputs) {
   checkInputCount(ctx, inputs, 2, 3);
@@ -81,13 +98,10 @@ void dequantizeKernel(KernelContext &ctx, const std::vector<const Tensor *> &inp
   if (zp && zp->dtype != x.dtype)
     fail(op, ": zero_point dtype ", dtypeName(zp->dtype), " differs from input dtype ",
          dtypeName(x.dtype));
-  ParamIndex pi = planParams(ctx, x, scale, zp);
-  std::vector<double> sc(static_cast<size_t>(scale.numel()));
-  dispatch<kFloatTypes>(
-      scale.dtype, op, [](auto) {}, "scale");
-  convertToCompute(scale.data, scale.dtype, sc.data(), scale.numel());
-  std::vector<int64_t> zero =
-      zp ? readInts(op, "zero_point", *zp) : std::vector<int64_t>(sc.size(), 0);
+  const QuantParams params = readParams(ctx, x, scale, zp);
+  const ParamIndex &pi = params.index;
+  const std::vector<double> &sc = params.scale;
+  const std::vector<int64_t> &zero = params.zero;
   Tensor &y = allocateResult(ctx, outputs, 0, x.shape);
   dispatch<kQuantTypes>(x.dtype, op, [&](auto inTag) {
     using Q = typename decltype(inTag)::type;
@@ -120,13 +134,10 @@ void quantizeKernel(KernelContext &ctx, const std::vector<const Tensor *> &input
   if (zp && zp->dtype != outType)
     fail(op, ": zero_point dtype ", dtypeName(zp->dtype), " differs from the result dtype ",
          dtypeName(outType));
-  ParamIndex pi = planParams(ctx, x, scale, zp);
-  std::vector<double> sc(static_cast<size_t>(scale.numel()));
-  dispatch<kFloatTypes>(
-      scale.dtype, op, [](auto) {}, "scale");
-  convertToCompute(scale.data, scale.dtype, sc.data(), scale.numel());
-  std::vector<int64_t> zero =
-      zp ? readInts(op, "zero_point", *zp) : std::vector<int64_t>(sc.size(), 0);
+  const QuantParams params = readParams(ctx, x, scale, zp);
+  const ParamIndex &pi = params.index;
+  const std::vector<double> &sc = params.scale;
+  const std::vector<int64_t> &zero = params.zero;
   Tensor &y = allocateResult(ctx, outputs, 0, x.shape);
   dispatch<kFloatTypes>(x.dtype, op, [&](auto inTag) {
     using S = typename decltype(inTag)::type;
