@@ -22,19 +22,6 @@
 namespace mm::rt::cuda::test {
 namespace {
 
-double refActivation(double x, Activation act) {
-  switch (act) {
-  case Activation::none: return x;
-  case Activation::gelu: return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
-  case Activation::geluTanh:
-    return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
-  case Activation::quickGelu: return x / (1.0 + std::exp(-1.702 * x));
-  case Activation::silu: return x / (1.0 + std::exp(-x));
-  case Activation::relu: return x < 0 ? 0.0 : x;
-  }
-  return x;
-}
-
 const char *actName(Activation a) {
   static const char *names[] = {"none", "gelu", "gelu_tanh", "quick_gelu", "silu", "relu"};
   return names[int(a)];
@@ -78,14 +65,14 @@ void checkLinear(Blas &blas, cudaStream_t stream, DType dtype, LinearCase c, boo
         s += t;
         mag += std::fabs(t);
       }
-      want[i * c.n + j] = refActivation(s, act);
+      want[i * c.n + j] = referenceActivation(s, act);
       double extra = act == Activation::geluTanh ? 3e-4 * std::fabs(s) : 0.0;
       if (unfusedOnGemm && path != Blas::Path::gemv) {
         // The GEMM's output is rounded to the element type before the activation runs (as
         // in PyTorch): allow the activation's change over one rounding of s.
         const double d = unitRoundoff(dtype) * std::fabs(s);
-        extra += std::max(std::fabs(refActivation(s + d, act) - want[i * c.n + j]),
-                          std::fabs(refActivation(s - d, act) - want[i * c.n + j]));
+        extra += std::max(std::fabs(referenceActivation(s + d, act) - want[i * c.n + j]),
+                          std::fabs(referenceActivation(s - d, act) - want[i * c.n + j]));
       }
       atol[i * c.n + j] = 2e-6 * mag + extra + 1e-30;
     }

@@ -75,7 +75,7 @@ DeviceBuffer randomBf16(size_t n, unsigned seed) {
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   std::vector<uint16_t> host(block);
   for (uint16_t &h : host)
-    h = floatToBf16(dist(gen));
+    h = floatToBf16Bits(dist(gen));
   for (size_t off = 0; off < n; off += block)
     checkCuda(cudaMemcpy(buf.as<uint16_t>() + off, host.data(), std::min(block, n - off) * 2,
                          cudaMemcpyHostToDevice),

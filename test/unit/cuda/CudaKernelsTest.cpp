@@ -25,19 +25,6 @@ namespace {
 double rtolFor(DType t) { return t == DType::f32 ? 1e-5 : 2.0 * unitRoundoff(t); }
 double atolFor(DType t) { return t == DType::f32 ? 1e-6 : 1e-5; }
 
-double refAct(double x, Activation act) {
-  switch (act) {
-  case Activation::none: return x;
-  case Activation::gelu: return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
-  case Activation::geluTanh:
-    return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
-  case Activation::quickGelu: return x / (1.0 + std::exp(-1.702 * x));
-  case Activation::silu: return x / (1.0 + std::exp(-x));
-  case Activation::relu: return x < 0 ? 0.0 : x;
-  }
-  return x;
-}
-
 class CudaKernelsTest : public CudaTest {};
 
 TEST_F(CudaKernelsTest, ActivationsMatchReference) {
@@ -55,7 +42,7 @@ TEST_F(CudaKernelsTest, ActivationsMatchReference) {
           activation(stream, dtype, dx.get(), y, int64_t(n), act);
           std::vector<double> want(n);
           for (size_t i = 0; i < n; ++i)
-            want[i] = refAct(x.values[i], act);
+            want[i] = referenceActivation(x.values[i], act);
           expectNear(download(y, dtype, n), want, rtolFor(dtype), atolFor(dtype),
                      std::string("activation ") + std::to_string(int(act)) + " " +
                          dtypeLabel(dtype) + " n=" + std::to_string(n) +
@@ -107,7 +94,7 @@ TEST_F(CudaKernelsTest, BiasActivationInPlace) {
         biasActivation(stream, dtype, dy.get(), withBias ? db.get() : nullptr, rows, cols, act);
         std::vector<double> want(rows * cols);
         for (int64_t i = 0; i < rows * cols; ++i)
-          want[i] = refAct(y.values[i] + (withBias ? bias.values[i % cols] : 0.0), act);
+          want[i] = referenceActivation(y.values[i] + (withBias ? bias.values[i % cols] : 0.0), act);
         // The sum y + bias is formed in f32, which is exact for two bf16/f16 values and
         // rounds once for f32 (within the f32 tolerance).
         expectNear(download(dy, dtype, rows * cols), want, rtolFor(dtype), atolFor(dtype),

@@ -4,13 +4,14 @@
 // HostArray: values drawn at random, rounded to the element type, kept both as exact
 // doubles (for the reference) and as raw bytes (for the device). DeviceBuffer: RAII
 // device memory. expectNear: elementwise |got - want| <= rtol |want| + atol, NaN fails.
-// The f16/bf16 conversions here are written independently of the kernels (round to
-// nearest even, as the CUDA intrinsics the kernels use).
+// The f16/bf16 conversions are the host runtime's (runtime/core/Half.h: round to nearest
+// even, as the CUDA intrinsics the kernels use), independent of the device code.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MM_TEST_UNIT_CUDA_CUDATESTUTIL_H
 #define MM_TEST_UNIT_CUDA_CUDATESTUTIL_H
 
+#include "runtime/core/Half.h"
 #include "runtime/cuda/CudaCommon.h"
 
 #include <cuda_runtime_api.h>
@@ -24,59 +25,27 @@
 
 namespace mm::rt::cuda::test {
 
-inline uint32_t floatBits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
-inline float bitsToFloat(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-
-inline uint16_t floatToBf16(float f) {
-  const uint32_t u = floatBits(f);
-  if ((u & 0x7fffffffu) > 0x7f800000u)
-    return uint16_t((u >> 16) | 0x40u); // quiet NaN
-  const uint32_t lsb = (u >> 16) & 1u;
-  return uint16_t((u + 0x7fffu + lsb) >> 16);
-}
-inline float bf16ToFloat(uint16_t h) { return bitsToFloat(uint32_t(h) << 16); }
-
-inline uint16_t floatToHalf(float f) {
-  const uint32_t u = floatBits(f);
-  const uint16_t sign = uint16_t((u >> 16) & 0x8000u);
-  const uint32_t a = u & 0x7fffffffu;
-  if (a >= 0x7f800000u)
-    return sign | (a > 0x7f800000u ? 0x7e00u : 0x7c00u);
-  if (a < 0x38800000u) { // below 2^-14: a subnormal half, a multiple of 2^-24
-    const float scaled = bitsToFloat(a) * 16777216.0f; // exact (power-of-two scaling)
-    return sign | uint16_t(std::nearbyint(scaled));     // round half to even
-  }
-  uint32_t h = ((((a >> 23) - 127 + 15)) << 10) | ((a & 0x7fffffu) >> 13);
-  const uint32_t rest = a & 0x1fffu;
-  if (rest > 0x1000u || (rest == 0x1000u && (h & 1u)))
-    ++h; // a carry into the exponent is right, and reaches infinity past 65504
-  return sign | uint16_t(h > 0x7c00u ? 0x7c00u : h);
-}
-inline float halfToFloat(uint16_t h) {
-  const uint32_t sign = uint32_t(h & 0x8000u) << 16;
-  const uint32_t e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
-  if (e == 0)
-    return bitsToFloat(sign | floatBits(float(m) * 5.9604644775390625e-8f));
-  if (e == 31)
-    return bitsToFloat(sign | 0x7f800000u | (m << 13));
-  return bitsToFloat(sign | ((e + 112) << 23) | (m << 13));
-}
-
 /// v rounded to `dtype` (f32, f16, bf16).
 inline double roundTo(DType dtype, double v) {
   switch (dtype) {
-  case DType::f16: return halfToFloat(floatToHalf(float(v)));
-  case DType::bf16: return bf16ToFloat(floatToBf16(float(v)));
+  case DType::f16: return halfBitsToFloat(floatToHalfBits(float(v)));
+  case DType::bf16: return bf16BitsToFloat(floatToBf16Bits(float(v)));
   default: return float(v);
   }
+}
+
+/// The activations of CudaCommon.h in double precision (the tests' reference).
+inline double referenceActivation(double x, Activation act) {
+  switch (act) {
+  case Activation::none: return x;
+  case Activation::gelu: return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
+  case Activation::geluTanh:
+    return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
+  case Activation::quickGelu: return x / (1.0 + std::exp(-1.702 * x));
+  case Activation::silu: return x / (1.0 + std::exp(-x));
+  case Activation::relu: return x < 0 ? 0.0 : x;
+  }
+  return x;
 }
 
 /// Unit roundoff of the storage type: the largest relative error of one rounding.
@@ -106,8 +75,8 @@ struct HostArray {
         const float f = float(values[i]);
         std::memcpy(out.data() + 4 * i, &f, 4);
       } else {
-        const uint16_t h = dtype == DType::f16 ? floatToHalf(float(values[i]))
-                                               : floatToBf16(float(values[i]));
+        const uint16_t h = dtype == DType::f16 ? floatToHalfBits(float(values[i]))
+                                               : floatToBf16Bits(float(values[i]));
         std::memcpy(out.data() + 2 * i, &h, 2);
       }
     }
@@ -188,7 +157,7 @@ inline std::vector<double> download(const void *p, DType dtype, size_t n) {
     } else {
       uint16_t h;
       std::memcpy(&h, raw.data() + 2 * i, 2);
-      out[i] = dtype == DType::f16 ? halfToFloat(h) : bf16ToFloat(h);
+      out[i] = dtype == DType::f16 ? halfBitsToFloat(h) : bf16BitsToFloat(h);
     }
   }
   return out;
