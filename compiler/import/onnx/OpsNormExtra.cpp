@@ -50,6 +50,17 @@ LogicalResult requireFloat(NodeContext &c) {
   return success();
 }
 
+/// Output 0 = normalized * scale + B, with scale (input 1) and B (input 2) per channel
+/// (dim 1 of a rank-`rank` input), as BatchNormalization and InstanceNormalization end.
+LogicalResult scaleAndShift(NodeContext &c, Chain &k, Value normalized, int64_t rank) {
+  Value y = k.op<MulOp>(normalized, perChannel(c, c.in(1), rank));
+  y = k.op<AddOp>(y, perChannel(c, c.in(2), rank));
+  if (!k.ok)
+    return failure();
+  c.setOutput(0, y);
+  return success();
+}
+
 /// y = (x - mean) / sqrt(var + epsilon) * scale + B, per channel (inference mode).
 LogicalResult importBatchNorm(NodeContext &c) {
   if (failed(c.requireInputs(5)) || failed(requireFloat(c)))
@@ -68,12 +79,7 @@ LogicalResult importBatchNorm(NodeContext &c) {
   Value denom = c.create<SqrtOp>(c.type(4), k.op<AddOp>(c.in(4), c.scalar(elt, c.attrFloat("epsilon", 1e-5f))));
   Value y = k.op<SubOp>(c.in(0), perChannel(c, c.in(3), rank));
   y = k.op<DivOp>(y, perChannel(c, denom, rank));
-  y = k.op<MulOp>(y, perChannel(c, c.in(1), rank));
-  y = k.op<AddOp>(y, perChannel(c, c.in(2), rank));
-  if (!k.ok)
-    return failure();
-  c.setOutput(0, y);
-  return success();
+  return scaleAndShift(c, k, y, rank);
 }
 
 /// y = scale * (x - mean) / sqrt(var + epsilon) + B, statistics over dims [2, rank).
@@ -93,13 +99,7 @@ LogicalResult importInstanceNorm(NodeContext &c) {
   Value var = reduceKeep<ReduceMeanOp>(c, c.create<MulOp>(x.getType(), centered, centered), axes);
   Value denom = k.op<AddOp>(var, c.scalar(elt, c.attrFloat("epsilon", 1e-5f)));
   denom = c.create<SqrtOp>(denom.getType(), denom);
-  Value y = k.op<DivOp>(centered, denom);
-  y = k.op<MulOp>(y, perChannel(c, c.in(1), rank));
-  y = k.op<AddOp>(y, perChannel(c, c.in(2), rank));
-  if (!k.ok)
-    return failure();
-  c.setOutput(0, y);
-  return success();
+  return scaleAndShift(c, k, k.op<DivOp>(centered, denom), rank);
 }
 
 /// y = x / ||x||_p along `axis` (p = 1 or 2); 0 where the norm is 0 (as the ONNX test
