@@ -233,10 +233,12 @@ void CudaExecutor::releaseValue(Value &v) {
 std::vector<CudaExecutor::Value> CudaExecutor::bindInputs(const std::vector<RunInput> &inputs,
                                                           DeviceKvCache *cache) {
   const FunctionInfo &fn = *fn_;
-  if (inputs.size() != fn.inputs.size())
-    fail("function '", fn.name, "' takes ", fn.inputs.size(), " inputs, got ", inputs.size());
   if (cache && cache->function() != fn_)
     fail("function '", fn.name, "': the KV cache was built for another function");
+  std::vector<Tensor> given;
+  for (const RunInput &in : inputs)
+    given.push_back(in.tensor);
+  checkInputs(fn, given, cache != nullptr);
   std::vector<Value> values(fn.tensors.size());
   for (uint32_t t = 0; t < fn.tensors.size(); ++t) {
     const TensorInfo &info = fn.tensors[t];
@@ -249,34 +251,11 @@ std::vector<CudaExecutor::Value> CudaExecutor::bindInputs(const std::vector<RunI
     v.dev = parameterDev_[t];
     v.set = true;
   }
-  std::map<std::string, std::pair<int64_t, std::string>> dims;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    const ValueInfo &in = fn.inputs[i];
-    const TensorInfo &t = fn.tensors[in.tensor];
-    Value &v = values[in.tensor];
-    if (cache && isPastInput(fn, i)) {
-      if (inputs[i].tensor.data)
-        fail("input '", in.name, "' is supplied by the KV cache; leave it out");
+    if (cache && isPastInput(fn, i))
       continue;
-    }
     const Tensor &x = inputs[i].tensor;
-    if (!x.data && x.numel() != 0)
-      fail("input '", in.name, "' (", signatureString(t), ") is missing");
-    bool ok = x.dtype == t.dtype && x.shape.size() == t.shape.size();
-    for (size_t d = 0; ok && d < x.shape.size(); ++d)
-      ok = t.shape[d] < 0 || t.shape[d] == x.shape[d];
-    if (!ok)
-      fail("input '", in.name, "': expected ", signatureString(t), ", got ", dtypeName(x.dtype), " ",
-           shapeString(x.shape));
-    for (size_t d = 0; d < x.shape.size(); ++d) {
-      const std::string &name = t.dimNames[d];
-      if (t.shape[d] >= 0 || name.empty())
-        continue;
-      auto [it, inserted] = dims.emplace(name, std::make_pair(x.shape[d], in.name));
-      if (!inserted && it->second.first != x.shape[d])
-        fail("input '", in.name, "': dim '", name, "' is ", x.shape[d], " but input '",
-             it->second.second, "' has ", name, " = ", it->second.first);
-    }
+    Value &v = values[fn.inputs[i].tensor];
     v.dtype = x.dtype;
     v.shape = x.shape;
     if (inputs[i].onDevice)

@@ -119,38 +119,41 @@ std::vector<std::vector<uint32_t>> releaseSchedule(const FunctionInfo &fn,
   return releaseAfter;
 }
 
-std::vector<Tensor> Executor::orderInputs(const std::map<std::string, Tensor> &named,
-                                          bool forCache) const {
-  std::vector<Tensor> ordered(fn_->inputs.size());
+std::vector<Tensor> orderInputs(const FunctionInfo &fn, const std::map<std::string, Tensor> &named,
+                                bool forCache) {
+  std::vector<Tensor> ordered(fn.inputs.size());
   for (const auto &[name, tensor] : named) {
-    int i = fn_->inputIndex(name);
+    int i = fn.inputIndex(name);
     if (i < 0) {
       std::string names;
-      for (const ValueInfo &v : fn_->inputs)
+      for (const ValueInfo &v : fn.inputs)
         names += (names.empty() ? "" : ", ") + v.name;
-      fail("function '", fn_->name, "' has no input '", name, "' (inputs: ", names, ")");
+      fail("function '", fn.name, "' has no input '", name, "' (inputs: ", names, ")");
     }
     ordered[static_cast<size_t>(i)] = tensor;
   }
   for (size_t i = 0; i < ordered.size(); ++i)
-    if (!named.count(fn_->inputs[i].name) && !(forCache && isPastInput(*fn_, i)))
-      fail("function '", fn_->name, "': input '", fn_->inputs[i].name, "' (",
-           signatureString(fn_->tensors[fn_->inputs[i].tensor]), ") is missing");
+    if (!named.count(fn.inputs[i].name) && !(forCache && isPastInput(fn, i)))
+      fail("function '", fn.name, "': input '", fn.inputs[i].name, "' (",
+           signatureString(fn.tensors[fn.inputs[i].tensor]), ") is missing");
   return ordered;
 }
 
 void Executor::validateInputs(const std::vector<Tensor> &inputs, const KvCache *cache) const {
-  const FunctionInfo &fn = *fn_;
+  if (cache && cache->function() != fn_)
+    fail("function '", fn_->name, "': the KV cache was built for another function");
+  checkInputs(*fn_, inputs, cache != nullptr);
+}
+
+void checkInputs(const FunctionInfo &fn, const std::vector<Tensor> &inputs, bool withCache) {
   if (inputs.size() != fn.inputs.size())
     fail("function '", fn.name, "' takes ", fn.inputs.size(), " inputs, got ", inputs.size());
-  if (cache && cache->function() != fn_)
-    fail("function '", fn.name, "': the KV cache was built for another function");
   std::map<std::string, std::pair<int64_t, std::string>> dims; // name -> (value, input)
   for (size_t i = 0; i < inputs.size(); ++i) {
     const ValueInfo &in = fn.inputs[i];
     const TensorInfo &t = fn.tensors[in.tensor];
     Shape got = inputs[i].shape;
-    if (cache && isPastInput(fn, i)) {
+    if (withCache && isPastInput(fn, i)) {
       if (inputs[i].data)
         fail("input '", in.name, "' is supplied by the KV cache; leave it out");
       continue;

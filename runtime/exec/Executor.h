@@ -57,11 +57,6 @@ public:
   /// Returns the outputs in function().outputs order.
   std::vector<Tensor> run(const std::vector<Tensor> &inputs, KvCache *cache = nullptr);
 
-  /// Orders named inputs like function().inputs; throws Error for an unknown or a
-  /// missing name (past_key_values inputs may be missing when `forCache`).
-  std::vector<Tensor> orderInputs(const std::map<std::string, Tensor> &named,
-                                  bool forCache = false) const;
-
   /// Checks `inputs` against the signature; throws Error such as
   /// "input 'pixel_values': expected f32 [batch, 3, 64, 64], got f32 [1, 3, 32, 32]".
   void validateInputs(const std::vector<Tensor> &inputs, const KvCache *cache) const;
@@ -113,6 +108,16 @@ private:
 
 /// "f32 [batch, 3, 64, 64]": dtype and dims, symbolic dims by name ("?" if unnamed).
 std::string signatureString(const TensorInfo &t);
+
+/// Orders named inputs like fn.inputs (for any backend); throws Error for an unknown or a
+/// missing name (past_key_values inputs may be missing when `forCache`).
+std::vector<Tensor> orderInputs(const FunctionInfo &fn, const std::map<std::string, Tensor> &named,
+                                bool forCache = false);
+
+/// Checks `inputs` against fn's signature (count, dtype, rank, static dims, one value per
+/// symbolic dim name; with a KV cache the past_key_values inputs must be empty); throws
+/// Error such as "input 'pixel_values': expected f32 [batch, 3, 64, 64], got f32 [1, 3, 32, 32]".
+void checkInputs(const FunctionInfo &fn, const std::vector<Tensor> &inputs, bool withCache);
 
 /// Per tensor of `fn`: whether it is a function output.
 std::vector<bool> outputMask(const FunctionInfo &fn);

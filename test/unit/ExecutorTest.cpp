@@ -133,7 +133,7 @@ TEST(Executor, ValidatesInputsAgainstTheSignature) {
   EXPECT_EQ(runError([&] { ex.run({f32({2, 2}, {1, 2, 3, 4})}); }),
             "input 'x': expected f32 [n], got f32 [2, 2]");
   EXPECT_EQ(runError([&] { ex.run({}); }), "function 'f' takes 1 inputs, got 0");
-  EXPECT_EQ(runError([&] { ex.orderInputs({{"y", i64}}); }),
+  EXPECT_EQ(runError([&] { orderInputs(ex.function(), {{"y", i64}}); }),
             "function 'f' has no input 'y' (inputs: x)");
   // A kernel failure names the function and the op.
   EXPECT_EQ(runError([&] { ex.run({f32({3}, {1, 2, 3})}); }),

@@ -166,9 +166,8 @@ int runGraph(std::shared_ptr<const Plan> plan, const GraphOptions &o, llvm::raw_
   if (o.outputFormat != "npy" && o.outputFormat != "pb" && o.outputFormat != "both")
     fail("unknown --output-format '", o.outputFormat, "' (expected npy, pb or both)");
   const FunctionInfo &fn = plan->function(chooseFunction(*plan, o.function));
-  // Input order and names are checked like the CPU executor does (orderInputs).
-  Executor host(plan, fn.name);
-  std::vector<Tensor> inputs = host.orderInputs(readInputs(fn, o));
+  std::vector<Tensor> inputs = orderInputs(fn, readInputs(fn, o));
+  std::unique_ptr<Executor> host;
   std::vector<Tensor> outputs;
   double totalMs = 0, firstMs = 0;
   size_t arenaBytes = 0;
@@ -187,9 +186,10 @@ int runGraph(std::shared_ptr<const Plan> plan, const GraphOptions &o, llvm::raw_
   }
 #endif
   if (o.device != "cuda") {
-    host.setProfiling(o.profile);
-    outputs = timedRuns(o, [&] { return host.run(inputs); }, firstMs, totalMs);
-    arenaBytes = host.arena().capacity();
+    host = std::make_unique<Executor>(plan, fn.name);
+    host->setProfiling(o.profile);
+    outputs = timedRuns(o, [&] { return host->run(inputs); }, firstMs, totalMs);
+    arenaBytes = host->arena().capacity();
   }
   if (!o.outputDir.empty())
     writeOutputs(fn, outputs, o);
@@ -220,7 +220,7 @@ int runGraph(std::shared_ptr<const Plan> plan, const GraphOptions &o, llvm::raw_
   if (o.json)
     os << report.dump(1) << "\n";
   if (o.profile)
-    printProfile(host.profile(), llvm::errs());
+    printProfile(host->profile(), llvm::errs());
   if (!ok) {
     os.flush();
     llvm::errs() << "mmrun: error: outputs differ from '" << o.compareDir << "'\n";
