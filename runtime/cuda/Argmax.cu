@@ -58,6 +58,7 @@ template <typename T, bool VEC>
 __global__ void __launch_bounds__(kThreads)
     argmaxKernel(const T *__restrict__ x, int64_t cols, int64_t rowStride,
                  int64_t *__restrict__ out) {
+  gridDependencySync();
   __shared__ float sv[32];
   __shared__ int64_t si[32];
   const T *row = x + int64_t(blockIdx.x) * rowStride;
@@ -100,10 +101,10 @@ void argmaxRows(cudaStream_t stream, DType dtype, const void *x, int64_t rows, i
   MM_DISPATCH_FLOAT(dtype, k, {
     const auto *xs = static_cast<const scalar_t *>(x);
     if (vec)
-      argmaxKernel<scalar_t, true><<<unsigned(rows), kThreads, 0, stream>>>(xs, cols,
+      launchKernel(argmaxKernel<scalar_t, true>, unsigned(rows), kThreads, 0, stream, xs, cols,
                                                                              rowStride, out);
     else
-      argmaxKernel<scalar_t, false><<<unsigned(rows), kThreads, 0, stream>>>(xs, cols,
+      launchKernel(argmaxKernel<scalar_t, false>, unsigned(rows), kThreads, 0, stream, xs, cols,
                                                                               rowStride, out);
   });
   checkLaunch("argmaxRows");

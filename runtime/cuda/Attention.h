@@ -73,7 +73,10 @@ int64_t genericAttentionMaxKeys();
 ///   before attending and advances lens at its end.
 ///   maxSplits: how many blocks may share one sequence (flash-decoding), at most 128;
 ///   0 picks a value from the capacity and the multiprocessor count. The number actually
-///   used is decided on the device from the length (at least 256 keys per split).
+///   used is decided on the device from the length (at least 64 keys per split).
+///   headsPerBlock: query heads of one group served by one block (1, 2, 4 or 8); 0 picks
+///   from the batch, head counts and capacity (1 for batch-1 decode of a 32-head model
+///   with a capacity up to 2048).
 ///   scratch: see decodeAttentionScratch.
 /// headDim must be 64, 128 or 256; qHeads a multiple of kvHeads; q, out and the cache
 /// 16-byte aligned with strides that are multiples of 8 elements.
@@ -89,6 +92,7 @@ struct DecodeAttentionArgs {
   int32_t lenOffset = 0;
   float scale = 1.0f;
   int maxSplits = 0;
+  int headsPerBlock = 0;
   SplitScratch scratch;
 };
 void decodeAttention(cudaStream_t stream, const DecodeAttentionArgs &args);

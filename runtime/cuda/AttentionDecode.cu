@@ -11,7 +11,7 @@
 // (batch, head group) to arrive merges them (per-split weights computed once in shared
 // memory, then independent loads per output channel) and resets its counter.
 // The length comes from device memory, so one launch configuration (captured in a CUDA
-// graph) serves every step; the number of splits in use (at least 256 keys each) is
+// graph) serves every step; the number of splits in use (at least 64 keys each) is
 // derived from it on the device.
 //
 //===----------------------------------------------------------------------===//
@@ -26,7 +26,7 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
-constexpr int kMinKeysPerSplit = 256;
+constexpr int kMinKeysPerSplit = 64;
 constexpr int kMaxSplits = 128; // bounds the last block's shared-memory merge table
 
 struct DecodeParams {
@@ -69,6 +69,7 @@ __device__ __forceinline__ void mergeState(float &m, float &l, float (&o)[N], fl
 
 template <typename T, int D, int G>
 __global__ void __launch_bounds__(kThreads) decodeKernel(DecodeParams p) {
+  gridDependencySync();
   constexpr int TPK = D / 8;               // lanes per key
   constexpr int KPW = 32 / TPK;            // keys per warp step
   constexpr int KPS = KPW * kWarps;        // keys per block step
@@ -265,11 +266,25 @@ __global__ void __launch_bounds__(kThreads) decodeKernel(DecodeParams p) {
     *counter = 0; // ready for the next launch
 }
 
-/// Query heads per block: the largest of 8, 4, 2, 1 dividing the group (at most 4 for
-/// head dim 256, to keep the warps' merge table within 48 KiB of shared memory).
-int largestGroupChunk(int64_t group, int64_t headDim) {
+/// Query heads per block (G): 1, 2, 4 or 8, dividing the group (at most 4 for head dim
+/// 256, to keep the warps' merge table within 48 KiB of shared memory). A larger G reads
+/// each K/V row once for more heads; a smaller G gives more, shorter blocks. Up to a
+/// capacity of kSmallGroupCapacity keys, the largest G that still gives one block per two
+/// multiprocessors before splitting the sequence is taken (batch-1 decode of 32 heads:
+/// G = 1; the blocks re-read K/V rows from L2, which costs less than serialising 8 heads
+/// per lane); beyond it the largest G. On the H200 (cuda_kernel_bench [4], 32/4 heads,
+/// head dim 64): G = 1 takes 5.4-8.5 us per layer at 128-1024 keys against 9.6-10.5 us
+/// for G = 8, equal at 2048, slower at 4096 (15.9 against 12.1 us). `forced` (non-zero)
+/// overrides the choice.
+constexpr int64_t kSmallGroupCapacity = 2048;
+int headsPerBlock(int64_t batch, int64_t qHeads, int64_t kvHeads, int64_t headDim,
+                  int64_t capacity, int forced) {
+  const int64_t group = qHeads / kvHeads;
+  if (forced > 0)
+    return forced;
   for (int g : {8, 4, 2})
-    if (group % g == 0 && (g <= 4 || headDim <= 128))
+    if (group % g == 0 && (g <= 4 || headDim <= 128) &&
+        (capacity > kSmallGroupCapacity || batch * qHeads / g >= multiprocessorCount() / 2))
       return g;
   return 1;
 }
@@ -279,11 +294,11 @@ void launchDecodeG(cudaStream_t stream, int g, dim3 grid, const DecodeParams &p)
   switch (g) {
   case 8:
     if constexpr (D <= 128)
-      decodeKernel<T, D, 8><<<grid, kThreads, 0, stream>>>(p);
+      launchKernel(decodeKernel<T, D, 8>, grid, kThreads, 0, stream, p);
     return;
-  case 4: decodeKernel<T, D, 4><<<grid, kThreads, 0, stream>>>(p); return;
-  case 2: decodeKernel<T, D, 2><<<grid, kThreads, 0, stream>>>(p); return;
-  default: decodeKernel<T, D, 1><<<grid, kThreads, 0, stream>>>(p); return;
+  case 4: launchKernel(decodeKernel<T, D, 4>, grid, kThreads, 0, stream, p); return;
+  case 2: launchKernel(decodeKernel<T, D, 2>, grid, kThreads, 0, stream, p); return;
+  default: launchKernel(decodeKernel<T, D, 1>, grid, kThreads, 0, stream, p); return;
   }
 }
 
@@ -305,7 +320,7 @@ int decodeAttentionDefaultSplits(int64_t batch, int64_t qHeads, int64_t kvHeads,
                                  int64_t headDim, int64_t capacity) {
   if (batch <= 0 || kvHeads <= 0 || qHeads <= 0 || capacity <= 0 || qHeads % kvHeads != 0)
     return 1;
-  const int64_t blocksPerSplit = batch * qHeads / largestGroupChunk(qHeads / kvHeads, headDim);
+  const int64_t blocksPerSplit = batch * qHeads / headsPerBlock(batch, qHeads, kvHeads, headDim, capacity, 0);
   const int64_t target = multiprocessorCount(); // one 256-thread block per multiprocessor
   int64_t splits = (target + blocksPerSplit - 1) / blocksPerSplit;
   splits = std::min(splits, (capacity + kMinKeysPerSplit - 1) / kMinKeysPerSplit);
@@ -318,8 +333,7 @@ ScratchSize decodeAttentionScratch(int64_t batch, int64_t qHeads, int64_t kvHead
   if (maxSplits <= 1 || batch <= 0 || qHeads <= 0 || kvHeads <= 0 || qHeads % kvHeads != 0)
     return s;
   s.partialFloats = size_t(batch) * size_t(qHeads) * size_t(maxSplits) * size_t(headDim + 2);
-  s.counterCount =
-      size_t(batch) * size_t(qHeads / largestGroupChunk(qHeads / kvHeads, headDim));
+  s.counterCount = size_t(batch) * size_t(qHeads); // one per block row at G = 1
   return s;
 }
 
@@ -346,7 +360,13 @@ void decodeAttention(cudaStream_t stream, const DecodeAttentionArgs &a) {
     return;
   if (a.maxSplits < 0 || a.maxSplits > kMaxSplits)
     fail(k, ": maxSplits ", a.maxSplits, " must be in [0, ", kMaxSplits, "]");
-  const int g = largestGroupChunk(a.qHeads / a.kvHeads, a.headDim);
+  const int group = int(a.qHeads / a.kvHeads);
+  if (a.headsPerBlock != 0 &&
+      (a.headsPerBlock < 0 || a.headsPerBlock > 8 || (a.headsPerBlock & (a.headsPerBlock - 1)) ||
+       group % a.headsPerBlock != 0 || (a.headsPerBlock == 8 && a.headDim > 128)))
+    fail(k, ": headsPerBlock ", a.headsPerBlock, " must be 1, 2, 4 or 8 and divide the group of ",
+         group, " (8 only for head dim <= 128)");
+  const int g = headsPerBlock(a.batch, a.qHeads, a.kvHeads, a.headDim, c.capacity, a.headsPerBlock);
   const int splits = a.maxSplits > 0 ? a.maxSplits
                                      : decodeAttentionDefaultSplits(a.batch, a.qHeads, a.kvHeads,
                                                                     a.headDim, c.capacity);
@@ -356,7 +376,7 @@ void decodeAttention(cudaStream_t stream, const DecodeAttentionArgs &a) {
     fail(k, ": split scratch too small (needs ", need.partialFloats, " floats and ",
          need.counterCount, " counters for ", splits, " splits, has ", a.scratch.partialCount,
          " and ", a.scratch.counterCount, ")");
-  const int groupChunks = int(a.qHeads / a.kvHeads) / g;
+  const int groupChunks = group / g;
   DecodeParams p{a.q,         a.qStrideB,   a.qStrideH,    a.out,
                  a.outStrideB, a.outStrideH, c.k,          c.v,
                  c.capacity,  int(a.batch), int(a.qHeads), int(a.kvHeads),

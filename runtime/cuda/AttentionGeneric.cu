@@ -47,6 +47,7 @@ __device__ __forceinline__ float blockMax(float v, float *red) {
 }
 
 template <typename T> __global__ void genericAttentionKernel(GenericParams p) {
+  gridDependencySync();
   extern __shared__ float scores[]; // [kvLen] then 32 floats of reduction scratch
   float *red = scores + p.kvLen;
   const int64_t s = blockIdx.x, h = blockIdx.y, b = blockIdx.z;
@@ -143,7 +144,7 @@ void genericAttention(cudaStream_t stream, const PrefillAttentionArgs &a, const 
       checkCuda(cudaFuncSetAttribute(genericAttentionKernel<scalar_t>,
                                      cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)),
                 "cudaFuncSetAttribute");
-    genericAttentionKernel<scalar_t><<<grid, kThreads, shared, stream>>>(p);
+    launchKernel(genericAttentionKernel<scalar_t>, grid, kThreads, shared, stream, p);
   });
   checkLaunch("genericAttention");
 }

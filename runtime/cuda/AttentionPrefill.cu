@@ -44,6 +44,7 @@ template <int D> struct PrefillShape {
 
 template <typename T, int D>
 __global__ void __launch_bounds__(kThreads) prefillKernel(PrefillParams p) {
+  gridDependencySync();
   using S = PrefillShape<D>;
   constexpr int TPR = S::TPR, BQ = S::BQ, HALF = S::HALF, CPT = S::CPT;
   extern __shared__ float2 tiles[];
@@ -165,7 +166,7 @@ void launchPrefill(cudaStream_t stream, const PrefillParams &p, int64_t batch, i
           : cudaSuccess;
   checkCuda(attr, "cuda prefillAttention: raising the shared-memory limit");
   const dim3 grid(unsigned((p.qLen + S::BQ - 1) / S::BQ), unsigned(qHeads), unsigned(batch));
-  prefillKernel<T, D><<<grid, kThreads, S::kSmemBytes, stream>>>(p);
+  launchKernel(prefillKernel<T, D>, grid, kThreads, S::kSmemBytes, stream, p);
 }
 
 template <typename T>

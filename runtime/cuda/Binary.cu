@@ -53,6 +53,7 @@ __device__ __forceinline__ void load8Or1(const T *p, bool contiguous, float (&v)
 template <typename T, typename I, bool VEC>
 __global__ void binaryKernel(BinaryOp op, const T *a, const T *b, T *out, StridedIndex<2> s,
                              int64_t items, bool aContiguous, bool bContiguous) {
+  gridDependencySync();
   const int64_t step = int64_t(gridDim.x) * blockDim.x;
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < items; i += step) {
     const int64_t e = VEC ? 8 * i : i;
@@ -110,16 +111,16 @@ void launchBinary(cudaStream_t stream, BinaryOp op, const T *a, const T *b, T *o
   // The index type must hold the element index (< total), which is what is decomposed.
   const bool small = total <= INT32_MAX;
   if (vec && small)
-    binaryKernel<T, uint32_t, true><<<grid, kThreads, 0, stream>>>(op, a, b, out, s, items,
+    launchKernel(binaryKernel<T, uint32_t, true>, grid, kThreads, 0, stream, op, a, b, out, s, items,
                                                                    aContiguous, bContiguous);
   else if (vec)
-    binaryKernel<T, uint64_t, true><<<grid, kThreads, 0, stream>>>(op, a, b, out, s, items,
+    launchKernel(binaryKernel<T, uint64_t, true>, grid, kThreads, 0, stream, op, a, b, out, s, items,
                                                                    aContiguous, bContiguous);
   else if (small)
-    binaryKernel<T, uint32_t, false><<<grid, kThreads, 0, stream>>>(op, a, b, out, s, items,
+    launchKernel(binaryKernel<T, uint32_t, false>, grid, kThreads, 0, stream, op, a, b, out, s, items,
                                                                     false, false);
   else
-    binaryKernel<T, uint64_t, false><<<grid, kThreads, 0, stream>>>(op, a, b, out, s, items,
+    launchKernel(binaryKernel<T, uint64_t, false>, grid, kThreads, 0, stream, op, a, b, out, s, items,
                                                                     false, false);
 }
 

@@ -45,11 +45,12 @@ struct PlanKey {
   int64_t batch, m, n, k, strideA, strideB, strideC;
   cublasLtEpilogue_t epilogue;
   uint32_t alignA, alignB, alignC, alignBias;
+  bool bRows = false; ///< B (the weight) stored as [n, k]
   bool operator<(const PlanKey &o) const {
     return std::tie(dtype, batch, m, n, k, strideA, strideB, strideC, epilogue, alignA, alignB,
-                    alignC, alignBias) < std::tie(o.dtype, o.batch, o.m, o.n, o.k, o.strideA,
-                                                  o.strideB, o.strideC, o.epilogue, o.alignA,
-                                                  o.alignB, o.alignC, o.alignBias);
+                    alignC, alignBias, bRows) <
+           std::tie(o.dtype, o.batch, o.m, o.n, o.k, o.strideA, o.strideB, o.strideC,
+                    o.epilogue, o.alignA, o.alignB, o.alignC, o.alignBias, o.bRows);
   }
 };
 
@@ -108,8 +109,11 @@ cublasLtEpilogue_t epilogueFor(bool hasBias, Activation act, bool &separateActiv
 }
 
 // Measured on the H200 (bf16, M = 1, weights streamed from HBM; runtime/cuda/README.md):
-// cuBLASLt's M = 1 kernels match or beat the own GEMV from N = 2048 up (2.4-4.1 TB/s),
-// while for narrow N the GEMV is faster (N = 256: 3.9 us against 5.3 us).
+// without programmatic dependent launch, cuBLASLt's M = 1 kernels match or beat the own
+// GEMV from N = 2048 up (2.4-4.1 TB/s), while for narrow N the GEMV is faster (N = 256:
+// 3.9 us against 5.3 us). With it, the own GEMV issues its weight loads while the previous
+// kernel finishes and a whole llava-1b decode step is 4.5 % faster with the GEMV for every
+// projection (cuda_kernel_bench [7]).
 constexpr int64_t kGemvMaxN = 1024;
 constexpr size_t kGemvPartialFloats = size_t(4) << 20; // 16 MiB of split-K partial sums
 constexpr size_t kGemvCounters = size_t(64) << 10;     // column tiles: N up to 4M
@@ -152,7 +156,16 @@ struct Blas::Impl {
       checkLt(cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,
                                              sizeof(bias)),
               "set bias pointer");
-    p->layoutW = makeLayout(type, key.n, key.k, key.n, key.batch, key.strideB);
+    // A weight stored as rows [n, k] reads column-major as W [k, n] (ld k): transposed.
+    if (key.bRows) {
+      const cublasOperation_t trans = CUBLAS_OP_T;
+      checkLt(cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_TRANSA, &trans,
+                                             sizeof(trans)),
+              "set transpose");
+      p->layoutW = makeLayout(type, key.k, key.n, key.k, key.batch, key.strideB);
+    } else {
+      p->layoutW = makeLayout(type, key.n, key.k, key.n, key.batch, key.strideB);
+    }
     p->layoutX = makeLayout(type, key.k, key.m, key.k, key.batch, key.strideA);
     p->layoutY = makeLayout(type, key.n, key.m, key.n, key.batch, key.strideC);
 
@@ -238,11 +251,18 @@ size_t Blas::heuristicQueries() const { return impl_->heuristicQueries; }
 Blas::Path Blas::choosePath(const LinearArgs &a) const {
   if (a.path != Path::automatic)
     return a.path;
-  const bool gemvOk = a.m == 1 && a.n <= kGemvMaxN &&
+  if (a.wRows)
+    return a.m == 1 && gemvRowsSupported(a.dtype, a.x, a.w, a.y, a.n, a.k) ? Path::gemv
+                                                                            : Path::cublasLt;
+  const bool gemvOk = a.m == 1 && (a.n <= kGemvMaxN || programmaticDependentLaunch()) &&
                       gemvSupported(a.dtype, a.x, a.w, a.bias, a.y, a.n, a.k) &&
                       gemvScratch(a.n, a.k, impl_->gemvScratch.partialCount).counterCount <=
                           impl_->gemvScratch.counterCount;
   return gemvOk ? Path::gemv : Path::cublasLt;
+}
+
+bool Blas::gemvTakesSwiglu(const LinearArgs &a) const {
+  return !a.wRows && choosePath(a) == Path::gemv;
 }
 
 void Blas::linear(cudaStream_t stream, const LinearArgs &a) {
@@ -252,10 +272,15 @@ void Blas::linear(cudaStream_t stream, const LinearArgs &a) {
     fail("cuda linear: null operand");
   if (a.m == 0)
     return;
+  if (a.xUp && !gemvTakesSwiglu(a))
+    fail("cuda linear: a SwiGLU input needs the GEMV path (one row, weight [K, N])");
   if (choosePath(a) == Path::gemv) {
     if (a.m != 1)
       fail("cuda linear: the GEMV path takes one row, got ", a.m);
-    gemv(stream, a.dtype, a.x, a.w, a.bias, a.y, a.n, a.k, a.act, impl_->gemvScratch);
+    if (a.wRows)
+      gemvRows(stream, a.dtype, a.x, a.w, a.bias, a.y, a.n, a.k, a.act);
+    else
+      gemv(stream, a.dtype, a.x, a.w, a.bias, a.y, a.n, a.k, a.act, impl_->gemvScratch, a.xUp);
     return;
   }
   bool separate = false;
@@ -267,6 +292,7 @@ void Blas::linear(cudaStream_t stream, const LinearArgs &a) {
               epilogue,        alignmentOf(a.x),
               alignmentOf(a.w), alignmentOf(a.y),
               a.bias ? alignmentOf(a.bias) : 0};
+  key.bRows = a.wRows;
   if (impl_->tryRun(stream, key, a.x, a.w, a.y, a.bias)) {
     if (separate)
       activation(stream, a.dtype, a.y, a.y, a.m * a.n, a.act);

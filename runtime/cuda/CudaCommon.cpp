@@ -41,6 +41,13 @@ void requireKernelFloat(DType dtype, const char *kernel) {
          " (expected f32, f16 or bf16)");
 }
 
+namespace {
+bool pdlOn = true;
+} // namespace
+
+void setProgrammaticDependentLaunch(bool on) { pdlOn = on; }
+bool programmaticDependentLaunch() { return pdlOn; }
+
 int cudaDeviceCountOrZero() {
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess) {

@@ -67,6 +67,18 @@ void requireKernelFloat(DType dtype, const char *kernel);
 /// Number of CUDA devices, 0 when there is no driver or no device (never throws).
 int cudaDeviceCountOrZero();
 
+/// Programmatic dependent launch (PDL; CUDA Programming Guide, "Programmatic Dependent
+/// Launch and Synchronization"; sm_90 and newer). When on (the default), the kernels are
+/// launched with cudaLaunchAttributeProgrammaticStreamSerialization: a kernel may start
+/// while the previous kernel on the stream is still running, and every kernel of this
+/// library waits (griddepcontrol.wait) for its predecessor's completion before it reads
+/// an input or writes an output. Only reads of constant data (weights) come before the
+/// wait, so a GEMV streams its weights while the previous kernel finishes. Devices below
+/// sm_90 ignore the attribute. Not thread-safe against launches in flight: set it before
+/// launching.
+void setProgrammaticDependentLaunch(bool on);
+bool programmaticDependentLaunch();
+
 } // namespace mm::rt::cuda
 
 #endif // MM_RUNTIME_CUDA_CUDACOMMON_H

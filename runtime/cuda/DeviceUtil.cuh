@@ -14,6 +14,7 @@
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <utility>
 
 namespace mm::rt::cuda {
 
@@ -96,6 +97,9 @@ __device__ __forceinline__ float blockSum(float v, float *red) {
 
 __device__ __forceinline__ float sigmoidF(float x) { return 1.0f / (1.0f + expf(-x)); }
 
+/// SwiGLU of one element pair (Shazeer 2020): silu(g) * u, as mm.swiglu computes it.
+__device__ __forceinline__ float swigluF(float g, float u) { return g * sigmoidF(g) * u; }
+
 __device__ __forceinline__ float applyActivation(float x, Activation act) {
   switch (act) {
   case Activation::none:
@@ -116,7 +120,58 @@ __device__ __forceinline__ float applyActivation(float x, Activation act) {
   return x;
 }
 
-/// True when p is 16-byte aligned (host and device).
+/// Programmatic dependent launch, device side (PTX ISA, griddepcontrol). Every kernel
+/// calls gridDependencySync() before its first read of an input or write of an output:
+/// it lets the next kernel on the stream be launched (launch_dependents) and then waits
+/// until the previous kernel has completed and its writes are visible (wait). Without
+/// the launch attribute, or below sm_90, both are no-ops. Since every kernel waits, the
+/// completion of a kernel implies the completion of all kernels before it.
+__device__ __forceinline__ void gridDependencySync() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+/// Launches `kernel` on `stream` like kernel<<<grid, block, sharedBytes, stream>>>(args),
+/// with programmatic stream serialization when programmaticDependentLaunch() is on (see
+/// CudaCommon.h), and in thread-block clusters of `cluster` blocks when that is not 1x1x1
+/// (sm_90; grid a multiple of it). The kernel must call gridDependencySync() before
+/// touching any memory another kernel writes. A failed launch sets CUDA's last error, as
+/// <<<>>> does: the caller checks it with checkLaunch.
+template <typename... Params, typename... Args>
+void launchClusterKernel(void (*kernel)(Params...), dim3 grid, dim3 cluster, dim3 block,
+                         size_t sharedBytes, cudaStream_t stream, Args &&...args) {
+  cudaLaunchAttribute attr[2];
+  unsigned count = 0;
+  if (programmaticDependentLaunch()) {
+    attr[count].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[count++].val.programmaticStreamSerializationAllowed = 1;
+  }
+  if (cluster.x * cluster.y * cluster.z > 1) {
+    attr[count].id = cudaLaunchAttributeClusterDimension;
+    attr[count].val.clusterDim.x = cluster.x;
+    attr[count].val.clusterDim.y = cluster.y;
+    attr[count++].val.clusterDim.z = cluster.z;
+  }
+  cudaLaunchConfig_t config = {};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = sharedBytes;
+  config.stream = stream;
+  config.attrs = attr;
+  config.numAttrs = count;
+  (void)cudaLaunchKernelEx(&config, kernel, static_cast<Params>(std::forward<Args>(args))...);
+}
+
+/// launchClusterKernel without clusters.
+template <typename... Params, typename... Args>
+void launchKernel(void (*kernel)(Params...), dim3 grid, dim3 block, size_t sharedBytes,
+                  cudaStream_t stream, Args &&...args) {
+  launchClusterKernel(kernel, grid, dim3(1, 1, 1), block, sharedBytes, stream,
+                      std::forward<Args>(args)...);
+}
+
 /// Blocks of `threads` threads for a grid-stride loop over `items` work items (at least 1,
 /// capped at 8 * 65535: the loop covers the rest).
 inline unsigned gridStrideBlocks(int threads, int64_t items) {
@@ -124,6 +179,7 @@ inline unsigned gridStrideBlocks(int threads, int64_t items) {
   return static_cast<unsigned>(blocks < 1 ? 1 : blocks > 65535LL * 8 ? 65535LL * 8 : blocks);
 }
 
+/// True when p is 16-byte aligned (host and device).
 __host__ __device__ inline bool aligned16(const void *p) {
   return (reinterpret_cast<uintptr_t>(p) & 15u) == 0;
 }

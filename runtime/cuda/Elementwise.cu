@@ -12,6 +12,7 @@ constexpr int kThreads = 256;
 
 template <typename T, bool VEC>
 __global__ void activationKernel(const T *x, T *y, int64_t n, Activation act) {
+  gridDependencySync();
   // No __restrict__: y may equal x (each element is read, then written, by one thread).
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
   int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -34,6 +35,7 @@ template <typename T, bool VEC>
 __global__ void swigluKernel(const T *__restrict__ gate, int64_t gateStride,
                              const T *__restrict__ up, int64_t upStride, T *__restrict__ out,
                              int64_t outStride, int64_t rows, int64_t cols) {
+  gridDependencySync();
   const int64_t width = VEC ? cols / 8 : cols; // work items per row
   const int64_t total = rows * width;
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
@@ -45,11 +47,11 @@ __global__ void swigluKernel(const T *__restrict__ gate, int64_t gateStride,
       load8(up + r * upStride + c, u);
 #pragma unroll
       for (int j = 0; j < 8; ++j)
-        g[j] = g[j] * sigmoidF(g[j]) * u[j];
+        g[j] = swigluF(g[j], u[j]);
       store8(out + r * outStride + c, g);
     } else {
       const float g = toF(gate[r * gateStride + c]);
-      out[r * outStride + c] = fromF<T>(g * sigmoidF(g) * toF(up[r * upStride + c]));
+      out[r * outStride + c] = fromF<T>(swigluF(g, toF(up[r * upStride + c])));
     }
   }
 }
@@ -57,6 +59,7 @@ __global__ void swigluKernel(const T *__restrict__ gate, int64_t gateStride,
 template <typename T>
 __global__ void biasActivationKernel(T *y, const T *__restrict__ bias, int64_t rows,
                                      int64_t cols, Activation act) {
+  gridDependencySync();
   const int64_t total = rows * cols;
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += stride) {
@@ -67,6 +70,7 @@ __global__ void biasActivationKernel(T *y, const T *__restrict__ bias, int64_t r
 
 template <typename V>
 __global__ void copyKernel(V *__restrict__ dst, const V *__restrict__ src, int64_t n) {
+  gridDependencySync();
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
     dst[i] = src[i];
@@ -74,6 +78,7 @@ __global__ void copyKernel(V *__restrict__ dst, const V *__restrict__ src, int64
 
 template <typename S, typename D>
 __global__ void convertKernel(const S *__restrict__ src, D *__restrict__ dst, int64_t n) {
+  gridDependencySync();
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
     dst[i] = fromF<D>(toF(src[i]));
@@ -96,9 +101,9 @@ void activation(cudaStream_t stream, DType dtype, const void *x, void *y, int64_
     const auto *xs = static_cast<const scalar_t *>(x);
     auto *ys = static_cast<scalar_t *>(y);
     if (vec)
-      activationKernel<scalar_t, true><<<gridStrideBlocks(kThreads, n / 8), kThreads, 0, stream>>>(xs, ys, n, act);
+      launchKernel(activationKernel<scalar_t, true>, gridStrideBlocks(kThreads, n / 8), kThreads, 0, stream, xs, ys, n, act);
     else
-      activationKernel<scalar_t, false><<<gridStrideBlocks(kThreads, n), kThreads, 0, stream>>>(xs, ys, n, act);
+      launchKernel(activationKernel<scalar_t, false>, gridStrideBlocks(kThreads, n), kThreads, 0, stream, xs, ys, n, act);
   });
   checkLaunch("activation");
 }
@@ -120,11 +125,9 @@ void swiglu(cudaStream_t stream, DType dtype, const void *gate, int64_t gateRowS
     const auto *u = static_cast<const scalar_t *>(up);
     auto *o = static_cast<scalar_t *>(out);
     if (vec)
-      swigluKernel<scalar_t, true><<<gridStrideBlocks(kThreads, rows * cols / 8), kThreads, 0, stream>>>(
-          g, gateRowStride, u, upRowStride, o, outRowStride, rows, cols);
+      launchKernel(swigluKernel<scalar_t, true>, gridStrideBlocks(kThreads, rows * cols / 8), kThreads, 0, stream, g, gateRowStride, u, upRowStride, o, outRowStride, rows, cols);
     else
-      swigluKernel<scalar_t, false><<<gridStrideBlocks(kThreads, rows * cols), kThreads, 0, stream>>>(
-          g, gateRowStride, u, upRowStride, o, outRowStride, rows, cols);
+      launchKernel(swigluKernel<scalar_t, false>, gridStrideBlocks(kThreads, rows * cols), kThreads, 0, stream, g, gateRowStride, u, upRowStride, o, outRowStride, rows, cols);
   });
   checkLaunch("swiglu");
 }
@@ -136,8 +139,7 @@ void biasActivation(cudaStream_t stream, DType dtype, void *y, const void *bias,
   if (rows == 0 || cols == 0 || (!bias && act == Activation::none))
     return;
   MM_DISPATCH_FLOAT(dtype, "cuda biasActivation", {
-    biasActivationKernel<scalar_t><<<gridStrideBlocks(kThreads, rows * cols), kThreads, 0, stream>>>(
-        static_cast<scalar_t *>(y), static_cast<const scalar_t *>(bias), rows, cols, act);
+    launchKernel(biasActivationKernel<scalar_t>, gridStrideBlocks(kThreads, rows * cols), kThreads, 0, stream, static_cast<scalar_t *>(y), static_cast<const scalar_t *>(bias), rows, cols, act);
   });
   checkLaunch("biasActivation");
 }
@@ -149,12 +151,11 @@ void copyBytes(cudaStream_t stream, void *dst, const void *src, size_t bytes) {
     fail("cuda copyBytes: null pointer");
   if (bytes % 16 == 0 && aligned16(dst) && aligned16(src)) {
     const int64_t n = int64_t(bytes / 16);
-    copyKernel<uint4><<<gridStrideBlocks(kThreads, n), kThreads, 0, stream>>>(static_cast<uint4 *>(dst),
+    launchKernel(copyKernel<uint4>, gridStrideBlocks(kThreads, n), kThreads, 0, stream, static_cast<uint4 *>(dst),
                                                             static_cast<const uint4 *>(src), n);
   } else {
     const int64_t n = int64_t(bytes);
-    copyKernel<uint8_t><<<gridStrideBlocks(kThreads, n), kThreads, 0, stream>>>(
-        static_cast<uint8_t *>(dst), static_cast<const uint8_t *>(src), n);
+    launchKernel(copyKernel<uint8_t>, gridStrideBlocks(kThreads, n), kThreads, 0, stream, static_cast<uint8_t *>(dst), static_cast<const uint8_t *>(src), n);
   }
   checkLaunch("copyBytes");
 }
@@ -168,8 +169,7 @@ void convert(cudaStream_t stream, DType srcType, const void *src, DType dstType,
   MM_DISPATCH_FLOAT(srcType, "cuda convert (source)", {
     using S = scalar_t;
     MM_DISPATCH_FLOAT(dstType, "cuda convert (destination)", {
-      convertKernel<S, scalar_t><<<gridStrideBlocks(kThreads, n), kThreads, 0, stream>>>(
-          static_cast<const S *>(src), static_cast<scalar_t *>(dst), n);
+      launchKernel(convertKernel<S, scalar_t>, gridStrideBlocks(kThreads, n), kThreads, 0, stream, static_cast<const S *>(src), static_cast<scalar_t *>(dst), n);
     });
   });
   checkLaunch("convert");

@@ -26,6 +26,7 @@ template <typename V> __device__ __forceinline__ void zeroRow(V *dst, int64_t wo
 template <typename V>
 __global__ void gatherKernel(const V *table, int64_t vocab, int64_t rowWords,
                              const int64_t *ids, V *out, int *errorFlag) {
+  gridDependencySync();
   const int64_t r = blockIdx.x;
   int64_t id = ids[r];
   if (id < 0)
@@ -46,6 +47,7 @@ template <typename V>
 __global__ void spliceKernel(V *embeds, const int64_t *ids, int64_t rowWords,
                              int64_t imageTokenId, const V *features, int64_t numFeatures,
                              int *errorFlag) {
+  gridDependencySync();
   __shared__ float red[32];
   const int64_t r = blockIdx.x;
   if (ids[r] != imageTokenId)
@@ -89,12 +91,10 @@ void embeddingGather(cudaStream_t stream, size_t elemBytes, const void *table,
     return;
   const size_t rowBytes = size_t(hidden) * elemBytes;
   if (wordAligned(rowBytes, {table, out}))
-    gatherKernel<uint4><<<unsigned(n), kThreads, 0, stream>>>(
-        static_cast<const uint4 *>(table), vocab, int64_t(rowBytes / 16), ids,
+    launchKernel(gatherKernel<uint4>, unsigned(n), kThreads, 0, stream, static_cast<const uint4 *>(table), vocab, int64_t(rowBytes / 16), ids,
         static_cast<uint4 *>(out), errorFlag);
   else
-    gatherKernel<uint8_t><<<unsigned(n), kThreads, 0, stream>>>(
-        static_cast<const uint8_t *>(table), vocab, int64_t(rowBytes), ids,
+    launchKernel(gatherKernel<uint8_t>, unsigned(n), kThreads, 0, stream, static_cast<const uint8_t *>(table), vocab, int64_t(rowBytes), ids,
         static_cast<uint8_t *>(out), errorFlag);
   checkLaunch("embeddingGather");
 }
@@ -111,12 +111,10 @@ void spliceImageFeatures(cudaStream_t stream, size_t elemBytes, void *embeds,
     return;
   const size_t rowBytes = size_t(hidden) * elemBytes;
   if (wordAligned(rowBytes, {embeds, features}))
-    spliceKernel<uint4><<<unsigned(n), kThreads, 0, stream>>>(
-        static_cast<uint4 *>(embeds), ids, int64_t(rowBytes / 16), imageTokenId,
+    launchKernel(spliceKernel<uint4>, unsigned(n), kThreads, 0, stream, static_cast<uint4 *>(embeds), ids, int64_t(rowBytes / 16), imageTokenId,
         static_cast<const uint4 *>(features), numFeatures, errorFlag);
   else
-    spliceKernel<uint8_t><<<unsigned(n), kThreads, 0, stream>>>(
-        static_cast<uint8_t *>(embeds), ids, int64_t(rowBytes), imageTokenId,
+    launchKernel(spliceKernel<uint8_t>, unsigned(n), kThreads, 0, stream, static_cast<uint8_t *>(embeds), ids, int64_t(rowBytes), imageTokenId,
         static_cast<const uint8_t *>(features), numFeatures, errorFlag);
   checkLaunch("spliceImageFeatures");
 }

@@ -5,11 +5,23 @@
 // chunk of K: 8 threads across the columns load 16 bytes (8 elements) each, so one row
 // segment is a 128-byte line, and 32 threads down K interleave the rows; each thread
 // keeps 8 loads in flight, and issues its first 8 before it stages its chunk of x in
-// shared memory, so the two latencies overlap. The block sums its 32 row-partials in
+// shared memory, so the two latencies overlap. With programmatic dependent launch those
+// first loads are issued before the kernel waits for the previous kernel (they read only
+// the weight), so they overlap its tail too. The block sums its 32 row-partials in
 // shared memory. When there are too few column tiles to fill the GPU, K is split over
-// blocks (grid.y); each block then writes f32 partial sums and the last block of a column
-// tile to arrive (an atomic counter, reset by that block) adds them in split order, so
-// results are deterministic.
+// blocks (grid.y). Up to 8 splits, the splits of a column tile form one thread-block
+// cluster (sm_90): each block leaves its 64 sums in shared memory and the cluster's first
+// block adds them in split order through distributed shared memory. Beyond 8 splits
+// (K > 65536) each block writes f32 partial sums to global scratch and the last block of
+// a column tile to arrive (an atomic counter, reset by that block) adds them in split
+// order. Either way the results are deterministic.
+//
+// With `up` set, the input is SwiGLU(x, up) = silu(x) * up (mm.swiglu feeding the
+// projection), computed while x is staged and rounded to the element type as the swiglu
+// kernel would store it, so the fused and unfused results are identical.
+//
+// Pipelined (GemvTuning::pipelined): when a thread has more than one round of loads, the
+// next round's loads are issued before the current round is summed (double buffering).
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cuda/Blas.h"
@@ -17,8 +29,12 @@
 
 #include <algorithm>
 
+#include <cooperative_groups.h>
+
 namespace mm::rt::cuda {
 namespace {
+
+namespace cg = cooperative_groups;
 
 constexpr int kColThreads = 8;                       // threads across a tile's columns
 constexpr int kRowThreads = 32;                      // threads down K
@@ -27,34 +43,41 @@ constexpr int kTileCols = kColThreads * 8;           // 64 columns per block
 constexpr int kUnroll = 8;                           // loads in flight per thread
 constexpr int kChunkQuantum = kRowThreads * kUnroll; // 256 rows
 constexpr int kMaxChunk = 8192;                      // x chunk in shared memory: 32 KiB
+constexpr int kMaxClusterSplits = 8;                 // portable thread-block cluster size
 
 struct GemvPlan {
   int tiles = 0, splits = 1, chunk = 0;
+  bool cluster = false; ///< splits reduced through distributed shared memory
 };
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+GemvTuning tuning;
 
 GemvPlan planGemv(int64_t n, int64_t k, size_t availablePartials) {
   GemvPlan p;
   p.tiles = int(ceilDiv(n, kTileCols));
   const int64_t minSplits = ceilDiv(k, kMaxChunk);
-  const int64_t target = 4LL * multiprocessorCount(); // blocks to cover latency
-  int64_t splits = std::max<int64_t>(1, ceilDiv(target, p.tiles));
-  splits = std::min<int64_t>(splits, ceilDiv(k, kChunkQuantum));
-  if (splits > 1 && size_t(splits) * size_t(n) > availablePartials)
+  int64_t splits = ceilDiv(k, kChunkQuantum); // one round of loads per thread
+  if (!tuning.oneRound) // enough blocks to cover the latency, longer chunks
+    splits = std::min(splits, std::max<int64_t>(1, ceilDiv(4LL * multiprocessorCount(), p.tiles)));
+  const bool cluster = splits >= tuning.minClusterSplits && splits <= kMaxClusterSplits;
+  if (!cluster && splits > 1 && size_t(splits) * size_t(n) > availablePartials)
     splits = std::max<int64_t>(1, int64_t(availablePartials / size_t(n)));
   splits = std::max(splits, minSplits);
   const int64_t chunk = ceilDiv(ceilDiv(k, splits), kChunkQuantum) * kChunkQuantum;
   p.chunk = int(std::min<int64_t>(chunk, kMaxChunk));
   p.splits = int(ceilDiv(k, p.chunk));
+  p.cluster = p.splits > 1 && p.splits >= tuning.minClusterSplits &&
+              p.splits <= kMaxClusterSplits;
   return p;
 }
 
-template <typename T>
+template <typename T, bool kCluster, bool kPipelined>
 __global__ void __launch_bounds__(kThreads)
-    gemvKernel(const T *__restrict__ x, const T *__restrict__ w, const T *__restrict__ bias,
-               T *__restrict__ y, int n, int k, int chunk, Activation act,
-               float *__restrict__ partials, unsigned *__restrict__ counters) {
+    gemvKernel(const T *__restrict__ x, const T *__restrict__ up, const T *__restrict__ w,
+               const T *__restrict__ bias, T *__restrict__ y, int n, int k, int chunk,
+               Activation act, float *__restrict__ partials, unsigned *__restrict__ counters) {
   extern __shared__ float xs[]; // the block's chunk of x, as f32
   __shared__ float red[kRowThreads][kTileCols + 1];
   __shared__ bool isLast;
@@ -67,24 +90,30 @@ __global__ void __launch_bounds__(kThreads)
   const int64_t step = int64_t(kRowThreads) * n;
   const T *wp = w + int64_t(kBegin + tr) * n + col0;
   int kk = kBegin + tr; // this thread's first row of the current round
-  Raw8<T> raw[kUnroll];
-  auto loadRound = [&] {
+  Raw8<T> raw[kUnroll], next[kUnroll];
+  auto loadRound = [&](Raw8<T>(&dst)[kUnroll], int row0, const T *p) {
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      if (active && kk + u * kRowThreads < kEnd)
-        loadRaw8(wp + u * step, raw[u]);
+      if (active && row0 + u * kRowThreads < kEnd)
+        loadRaw8(p + u * step, dst[u]);
       else
-        raw[u] = Raw8<T>{};
+        dst[u] = Raw8<T>{};
     }
   };
-  loadRound(); // in flight while x is staged
+  loadRound(raw, kk, wp); // weights only: in flight while the previous kernel finishes
+  gridDependencySync();
 
   for (int i = threadIdx.x; i < kEnd - kBegin; i += kThreads)
-    xs[i] = toF(x[kBegin + i]);
+    xs[i] = up ? toF(fromF<T>(swigluF(toF(x[kBegin + i]), toF(up[kBegin + i]))))
+               : toF(x[kBegin + i]);
   __syncthreads();
 
   float acc[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
   while (kk < kEnd) {
+    const int nextRow = kk + kUnroll * kRowThreads;
+    const T *nextWp = wp + kUnroll * step;
+    if (kPipelined && nextRow < kEnd) // the next round's loads fly while this one is summed
+      loadRound(next, nextRow, nextWp);
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const int row = kk + u * kRowThreads;
@@ -95,10 +124,17 @@ __global__ void __launch_bounds__(kThreads)
           acc[j] += xv * rawAt(raw[u], j);
       }
     }
-    kk += kUnroll * kRowThreads;
-    wp += kUnroll * step;
-    if (kk < kEnd)
-      loadRound();
+    kk = nextRow;
+    wp = nextWp;
+    if (kk < kEnd) {
+      if (kPipelined) {
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u)
+          raw[u] = next[u];
+      } else {
+        loadRound(raw, kk, wp);
+      }
+    }
   }
 #pragma unroll
   for (int j = 0; j < 8; ++j)
@@ -106,39 +142,61 @@ __global__ void __launch_bounds__(kThreads)
   __syncthreads();
 
   const int col = tile * kTileCols + int(threadIdx.x);
-  if (threadIdx.x < kTileCols && col < n) {
-    float sum = 0.0f;
+  float sum = 0.0f;
+  if (threadIdx.x < kTileCols) {
 #pragma unroll 8
     for (int r = 0; r < kRowThreads; ++r)
       sum += red[r][threadIdx.x];
-    if (splits == 1) {
-      const float b = bias ? toF(bias[col]) : 0.0f;
-      y[col] = fromF<T>(applyActivation(sum + b, act));
-    } else {
+  }
+  auto finish = [&](float total) {
+    const float b = bias ? toF(bias[col]) : 0.0f;
+    y[col] = fromF<T>(applyActivation(total + b, act));
+  };
+  if (splits == 1) {
+    if (threadIdx.x < kTileCols && col < n)
+      finish(sum);
+    return;
+  }
+  if constexpr (kCluster) {
+    // The cluster is this tile's `splits` blocks, ranked by split (cluster dims 1 x splits).
+    __shared__ float sums[kTileCols];
+    if (threadIdx.x < kTileCols)
+      sums[threadIdx.x] = sum;
+    cg::cluster_group cluster = cg::this_cluster();
+    cluster.sync(); // every block's sums are written
+    if (cluster.block_rank() == 0 && threadIdx.x < kTileCols && col < n) {
+      float total = 0.0f;
+      for (int s = 0; s < splits; ++s)
+        total += cluster.map_shared_rank(sums, s)[threadIdx.x];
+      finish(total);
+    }
+    cluster.sync(); // keep every block's shared memory until the first block has read it
+  } else {
+    if (threadIdx.x < kTileCols && col < n) {
       partials[int64_t(split) * n + col] = sum;
       __threadfence(); // publish the partial before this block is counted
     }
+    __syncthreads();
+    if (threadIdx.x == 0)
+      isLast = atomicAdd(&counters[tile], 1u) == unsigned(splits - 1);
+    __syncthreads();
+    if (!isLast)
+      return;
+    if (threadIdx.x < kTileCols && col < n) {
+      float total = 0.0f;
+      for (int s = 0; s < splits; ++s)
+        total += __ldcg(&partials[int64_t(s) * n + col]);
+      finish(total);
+    }
+    if (threadIdx.x == 0)
+      counters[tile] = 0; // ready for the next launch
   }
-  if (splits == 1)
-    return;
-  __syncthreads();
-  if (threadIdx.x == 0)
-    isLast = atomicAdd(&counters[tile], 1u) == unsigned(splits - 1);
-  __syncthreads();
-  if (!isLast)
-    return;
-  if (threadIdx.x < kTileCols && col < n) {
-    float sum = 0.0f;
-    for (int s = 0; s < splits; ++s)
-      sum += __ldcg(&partials[int64_t(s) * n + col]);
-    const float b = bias ? toF(bias[col]) : 0.0f;
-    y[col] = fromF<T>(applyActivation(sum + b, act));
-  }
-  if (threadIdx.x == 0)
-    counters[tile] = 0; // ready for the next launch
 }
 
 } // namespace
+
+void setGemvTuning(const GemvTuning &t) { tuning = t; }
+GemvTuning gemvTuning() { return tuning; }
 
 bool gemvSupported(DType dtype, const void *x, const void *w, const void *bias,
                    const void *y, int64_t n, int64_t k) {
@@ -152,7 +210,7 @@ GemvScratchSize gemvScratch(int64_t n, int64_t k, size_t availablePartialFloats)
   if (n <= 0 || k <= 0)
     return s;
   const GemvPlan p = planGemv(n, k, availablePartialFloats);
-  if (p.splits > 1) {
+  if (p.splits > 1 && !p.cluster) {
     s.partialFloats = size_t(p.splits) * size_t(n);
     s.counterCount = size_t(p.tiles);
   }
@@ -160,12 +218,13 @@ GemvScratchSize gemvScratch(int64_t n, int64_t k, size_t availablePartialFloats)
 }
 
 void gemv(cudaStream_t stream, DType dtype, const void *x, const void *w, const void *bias,
-          void *y, int64_t n, int64_t k, Activation act, const SplitScratch &scratch) {
+          void *y, int64_t n, int64_t k, Activation act, const SplitScratch &scratch,
+          const void *up) {
   if (!gemvSupported(dtype, x, w, bias, y, n, k))
     fail("cuda gemv: unsupported call (", dtypeName(dtype), ", n = ", n, ", k = ", k,
          "; needs f32/f16/bf16, n a multiple of 8 and a 16-byte aligned weight)");
   const GemvPlan p = planGemv(n, k, scratch.partialCount);
-  if (p.splits > 1 &&
+  if (p.splits > 1 && !p.cluster &&
       (size_t(p.splits) * size_t(n) > scratch.partialCount ||
        size_t(p.tiles) > scratch.counterCount || !scratch.partials || !scratch.counters))
     fail("cuda gemv: split scratch too small for n = ", n, ", k = ", k, " (needs ",
@@ -174,10 +233,27 @@ void gemv(cudaStream_t stream, DType dtype, const void *x, const void *w, const 
   const dim3 grid(unsigned(p.tiles), unsigned(p.splits));
   const size_t smem = size_t(p.chunk) * sizeof(float);
   MM_DISPATCH_FLOAT(dtype, "cuda gemv", {
-    gemvKernel<scalar_t><<<grid, kThreads, smem, stream>>>(
-        static_cast<const scalar_t *>(x), static_cast<const scalar_t *>(w),
-        static_cast<const scalar_t *>(bias), static_cast<scalar_t *>(y), int(n), int(k),
-        p.chunk, act, scratch.partials, scratch.counters);
+    const auto *xs = static_cast<const scalar_t *>(x);
+    const auto *us = static_cast<const scalar_t *>(up);
+    const auto *ws = static_cast<const scalar_t *>(w);
+    const auto *bs = static_cast<const scalar_t *>(bias);
+    auto *ys = static_cast<scalar_t *>(y);
+    auto launch = [&](auto kernel) {
+      if (p.cluster)
+        launchClusterKernel(kernel, grid, dim3(1, unsigned(p.splits)), kThreads, smem, stream, xs,
+                            us, ws, bs, ys, int(n), int(k), p.chunk, act, scratch.partials,
+                            scratch.counters);
+      else
+        launchKernel(kernel, grid, kThreads, smem, stream, xs, us, ws, bs, ys, int(n), int(k),
+                     p.chunk, act, scratch.partials, scratch.counters);
+    };
+    // Double buffering only pays when a thread has more than one round of loads.
+    const bool pipelined = tuning.pipelined && p.chunk > kChunkQuantum;
+    if (p.cluster)
+      pipelined ? launch(gemvKernel<scalar_t, true, true>) : launch(gemvKernel<scalar_t, true, false>);
+    else
+      pipelined ? launch(gemvKernel<scalar_t, false, true>)
+                : launch(gemvKernel<scalar_t, false, false>);
   });
   checkLaunch("gemv");
 }

@@ -13,6 +13,7 @@ __global__ void appendKernel(T *cacheK, T *cacheV, int64_t kvHeads, int64_t capa
                              int64_t headDim, const T *newK, const T *newV, int64_t newLen,
                              int64_t nsb, int64_t nsh, int64_t nss, const int32_t *lens,
                              int *errorFlag) {
+  gridDependencySync();
   const int64_t row = blockIdx.x;
   const int64_t s = row % newLen;
   const int64_t h = (row / newLen) % kvHeads;
@@ -32,6 +33,7 @@ __global__ void appendKernel(T *cacheK, T *cacheV, int64_t kvHeads, int64_t capa
 }
 
 __global__ void advanceKernel(int32_t *lens, int64_t batch, int32_t delta) {
+  gridDependencySync();
   const int64_t b = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (b < batch)
     lens[b] += delta;
@@ -54,8 +56,7 @@ void kvCacheAppend(cudaStream_t stream, DType dtype, const KvCacheView &c, const
   if (rows > 2147483647LL)
     fail(k, ": too many rows (", rows, ")");
   MM_DISPATCH_FLOAT(dtype, k, {
-    appendKernel<scalar_t><<<unsigned(rows), kThreads, 0, stream>>>(
-        static_cast<scalar_t *>(c.k), static_cast<scalar_t *>(c.v), c.kvHeads, c.capacity,
+    launchKernel(appendKernel<scalar_t>, unsigned(rows), kThreads, 0, stream, static_cast<scalar_t *>(c.k), static_cast<scalar_t *>(c.v), c.kvHeads, c.capacity,
         c.headDim, static_cast<const scalar_t *>(newK), static_cast<const scalar_t *>(newV),
         newLen, newStrideB, newStrideH, newStrideS, lens, errorFlag);
   });
@@ -67,7 +68,7 @@ void advanceLengths(cudaStream_t stream, int32_t *lens, int64_t batch, int32_t d
     fail("cuda advanceLengths: bad arguments (batch ", batch, ")");
   if (batch == 0)
     return;
-  advanceKernel<<<unsigned((batch + 127) / 128), 128, 0, stream>>>(lens, batch, delta);
+  launchKernel(advanceKernel, unsigned((batch + 127) / 128), 128, 0, stream, lens, batch, delta);
   checkLaunch("advanceLengths");
 }
 

@@ -45,6 +45,7 @@ template <typename F> void withWord(size_t word, F &&f) {
 template <typename V, typename I>
 __global__ void stridedCopyKernel(const V *__restrict__ src, V *__restrict__ dst,
                                   StridedIndex<2> s, int64_t n) {
+  gridDependencySync();
   const int64_t step = int64_t(gridDim.x) * blockDim.x;
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step) {
     int64_t off[2];
@@ -84,9 +85,9 @@ void launchStridedCopy(cudaStream_t stream, const void *src, void *dst,
   const auto *from = static_cast<const V *>(src);
   auto *to = static_cast<V *>(dst);
   if (n <= INT32_MAX)
-    stridedCopyKernel<V, uint32_t><<<gridStrideBlocks(kThreads, n), kThreads, 0, stream>>>(from, to, s, n);
+    launchKernel(stridedCopyKernel<V, uint32_t>, gridStrideBlocks(kThreads, n), kThreads, 0, stream, from, to, s, n);
   else
-    stridedCopyKernel<V, uint64_t><<<gridStrideBlocks(kThreads, n), kThreads, 0, stream>>>(from, to, s, n);
+    launchKernel(stridedCopyKernel<V, uint64_t>, gridStrideBlocks(kThreads, n), kThreads, 0, stream, from, to, s, n);
 }
 
 /// out[i] for i < n, i = (o * numIds + j) * rowWords + w: word w of data row
@@ -95,6 +96,7 @@ template <typename V>
 __global__ void gatherAxisKernel(const V *__restrict__ data, int64_t axisLen,
                                  int64_t numIds, int64_t rowWords, const int64_t *ids,
                                  V *__restrict__ out, int64_t n, int *errorFlag) {
+  gridDependencySync();
   const int64_t step = int64_t(gridDim.x) * blockDim.x;
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step) {
     const int64_t row = i / rowWords, w = i - row * rowWords;
@@ -119,8 +121,7 @@ void launchGatherAxis(cudaStream_t stream, const void *data, int64_t outer, int6
   using V = typename WordOf<Word>::type;
   const int64_t rowWords = rowBytes / int64_t(Word);
   const int64_t n = outer * numIds * rowWords;
-  gatherAxisKernel<V><<<gridStrideBlocks(kThreads, n), kThreads, 0, stream>>>(
-      static_cast<const V *>(data), axisLen, numIds, rowWords, ids, static_cast<V *>(out), n,
+  launchKernel(gatherAxisKernel<V>, gridStrideBlocks(kThreads, n), kThreads, 0, stream, static_cast<const V *>(data), axisLen, numIds, rowWords, ids, static_cast<V *>(out), n,
       errorFlag);
 }
 

@@ -54,6 +54,7 @@ template <typename T, bool VEC>
 __global__ void __launch_bounds__(kThreads)
     layerNormKernel(const T *x, const T *residual, T *sumOut, const void *scale,
                     const void *bias, bool paramF32, T *y, int64_t cols, float eps) {
+  gridDependencySync();
   __shared__ float red[32];
   using A = RowAccess<T, VEC>;
   constexpr int W = A::W;
@@ -101,6 +102,7 @@ template <typename T, bool VEC>
 __global__ void __launch_bounds__(kThreads)
     rmsNormKernel(const T *x, const T *residual, T *sumOut, const void *scale, bool scaleF32,
                   T *y, int64_t cols, float eps, float scaleOffset) {
+  gridDependencySync();
   __shared__ float red[32];
   using A = RowAccess<T, VEC>;
   constexpr int W = A::W;
@@ -162,11 +164,9 @@ void layerNorm(cudaStream_t stream, DType dtype, const void *x, const void *resi
     auto *ss = static_cast<scalar_t *>(sumOut);
     auto *ys = static_cast<scalar_t *>(y);
     if (vec)
-      layerNormKernel<scalar_t, true><<<unsigned(rows), kThreads, 0, stream>>>(
-          xs, rs, ss, scale, bias, pf32, ys, cols, eps);
+      launchKernel(layerNormKernel<scalar_t, true>, unsigned(rows), kThreads, 0, stream, xs, rs, ss, scale, bias, pf32, ys, cols, eps);
     else
-      layerNormKernel<scalar_t, false><<<unsigned(rows), kThreads, 0, stream>>>(
-          xs, rs, ss, scale, bias, pf32, ys, cols, eps);
+      launchKernel(layerNormKernel<scalar_t, false>, unsigned(rows), kThreads, 0, stream, xs, rs, ss, scale, bias, pf32, ys, cols, eps);
   });
   checkLaunch("layerNorm");
 }
@@ -189,11 +189,9 @@ void rmsNorm(cudaStream_t stream, DType dtype, const void *x, const void *residu
     auto *ss = static_cast<scalar_t *>(sumOut);
     auto *ys = static_cast<scalar_t *>(y);
     if (vec)
-      rmsNormKernel<scalar_t, true><<<unsigned(rows), kThreads, 0, stream>>>(
-          xs, rs, ss, scale, sf32, ys, cols, eps, scaleOffset);
+      launchKernel(rmsNormKernel<scalar_t, true>, unsigned(rows), kThreads, 0, stream, xs, rs, ss, scale, sf32, ys, cols, eps, scaleOffset);
     else
-      rmsNormKernel<scalar_t, false><<<unsigned(rows), kThreads, 0, stream>>>(
-          xs, rs, ss, scale, sf32, ys, cols, eps, scaleOffset);
+      launchKernel(rmsNormKernel<scalar_t, false>, unsigned(rows), kThreads, 0, stream, xs, rs, ss, scale, sf32, ys, cols, eps, scaleOffset);
   });
   checkLaunch("rmsNorm");
 }

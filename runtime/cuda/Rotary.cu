@@ -35,6 +35,7 @@ __device__ __forceinline__ float tableAt(const void *t, bool isF32, int64_t i) {
 
 template <typename T>
 __global__ void rotaryKernel(const T *x, T *y, RotaryParams p, int64_t total) {
+  gridDependencySync();
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
   for (int64_t idx = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; idx < total;
        idx += stride) {
@@ -117,8 +118,7 @@ void rotary(cudaStream_t stream, const RotaryArgs &a) {
   const unsigned blocks =
       unsigned(std::min<int64_t>((total + kThreads - 1) / kThreads, 65535LL * 8));
   MM_DISPATCH_FLOAT(a.dtype, k, {
-    rotaryKernel<scalar_t><<<blocks, kThreads, 0, stream>>>(
-        static_cast<const scalar_t *>(a.x), static_cast<scalar_t *>(a.y), p, total);
+    launchKernel(rotaryKernel<scalar_t>, blocks, kThreads, 0, stream, static_cast<const scalar_t *>(a.x), static_cast<scalar_t *>(a.y), p, total);
   });
   checkLaunch("rotary");
 }

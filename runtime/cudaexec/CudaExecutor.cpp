@@ -109,6 +109,8 @@ CudaExecutor::CudaExecutor(std::shared_ptr<const Plan> plan, const std::string &
 
   isOutput_ = outputMask(fn);
   releaseAfter_ = releaseSchedule(fn, isOutput_);
+  markSwigluFeedingLinear();
+  markRotaryPairs();
   outputBuffers_.resize(fn.outputs.size());
   for (cudaEvent_t &e : done_)
     checkCuda(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
@@ -118,6 +120,38 @@ CudaExecutor::CudaExecutor(std::shared_ptr<const Plan> plan, const std::string &
   }
   uploadParameters();
   prepareConvWeights();
+}
+
+void CudaExecutor::markSwigluFeedingLinear() {
+  const FunctionInfo &fn = *fn_;
+  std::vector<int> uses(fn.tensors.size(), 0);
+  for (const OpInfo &op : fn.ops)
+    for (uint32_t t : op.inputs)
+      ++uses[t];
+  swigluFeedsLinear_.assign(fn.ops.size(), false);
+  for (size_t i = 0; i + 1 < fn.ops.size(); ++i) {
+    const OpInfo &op = fn.ops[i], &next = fn.ops[i + 1];
+    swigluFeedsLinear_[i] = op.name == "mm.swiglu" && next.name == "mm.linear" &&
+                            op.placement == Placement::device &&
+                            next.placement == Placement::device && op.outputs.size() == 1 &&
+                            !next.inputs.empty() && next.inputs[0] == op.outputs[0] &&
+                            uses[op.outputs[0]] == 1 && !isOutput_[op.outputs[0]];
+  }
+}
+
+void CudaExecutor::markRotaryPairs() {
+  const FunctionInfo &fn = *fn_;
+  rotaryPairsWithNext_.assign(fn.ops.size(), false);
+  for (size_t i = 0; i + 1 < fn.ops.size(); ++i) {
+    const OpInfo &op = fn.ops[i], &next = fn.ops[i + 1];
+    rotaryPairsWithNext_[i] =
+        op.name == "mm.rotary" && next.name == "mm.rotary" && op.placement == Placement::device &&
+        next.placement == Placement::device && op.inputs.size() == 3 &&
+        next.inputs.size() == 3 && op.inputs[1] == next.inputs[1] &&
+        op.inputs[2] == next.inputs[2] && op.outputs.size() == 1 && next.outputs.size() == 1 &&
+        !isOutput_[op.outputs[0]] && !isOutput_[next.outputs[0]] &&
+        op.attrs.getInt("interleaved", 0) == next.attrs.getInt("interleaved", 0);
+  }
 }
 
 CudaExecutor::~CudaExecutor() {
@@ -450,9 +484,13 @@ std::vector<DeviceTensor> CudaExecutor::run(const std::vector<RunInput> &inputs,
   std::vector<Value> values = bindInputs(inputs, cache);
   const FunctionInfo &fn = *fn_;
   int64_t appended = 0;
+  fusedSwiglu_ = {};
+  doneByPrevious_ = SIZE_MAX;
   try {
     for (size_t i = 0; i < fn.ops.size(); ++i) {
-      if (fn.ops[i].placement == Placement::device) {
+      if (i == doneByPrevious_) {
+        doneByPrevious_ = SIZE_MAX; // its results were set by the previous op's launch
+      } else if (fn.ops[i].placement == Placement::device) {
         runDeviceOp(i, values, cache);
         if (cache && appendSlot_[i] >= 0)
           appended = values[fn.ops[i].inputs[1]].shape[2];

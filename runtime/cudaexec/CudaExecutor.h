@@ -141,6 +141,8 @@ private:
   friend class OpRecorder;
   void uploadParameters();
   void prepareConvWeights();
+  void markSwigluFeedingLinear();
+  void markRotaryPairs();
   std::vector<Value> bindInputs(const std::vector<RunInput> &inputs, DeviceKvCache *cache);
   void runHostOp(size_t index, std::vector<Value> &values);
   void runDeviceOp(size_t index, std::vector<Value> &values, DeviceKvCache *cache);
@@ -164,6 +166,20 @@ private:
   std::vector<std::vector<uint32_t>> releaseAfter_;
   std::vector<bool> isOutput_;
   std::vector<int> appendSlot_;               ///< per op: KV slot appended, or -1
+  /// per op: an mm.swiglu whose result only feeds the next op, an mm.linear on the device
+  /// (the linear may take the SwiGLU as its input: Blas::gemvTakesSwiglu)
+  std::vector<bool> swigluFeedsLinear_;
+  /// per op: an mm.rotary followed by another on the device with the same cos/sin (the
+  /// query and key rotations of a layer; one launch may serve both: rotateWithNext)
+  std::vector<bool> rotaryPairsWithNext_;
+  /// The op whose results an earlier op's launch already produced in this call (skipped).
+  size_t doneByPrevious_ = SIZE_MAX;
+  /// The mm.swiglu left to the next mm.linear in this call: its result tensor and the
+  /// gate and up pointers (tensor = UINT32_MAX when none).
+  struct FusedSwiglu {
+    uint32_t tensor = UINT32_MAX;
+    const char *gate = nullptr, *up = nullptr;
+  } fusedSwiglu_;
   std::vector<int> partnerSlot_;              ///< per KV slot: the other slot of its layer
   std::vector<Value> kvPending_;              ///< per KV slot: entries not yet appended
   DeviceBuffer parameters_;                   ///< weights and constants

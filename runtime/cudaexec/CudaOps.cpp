@@ -103,10 +103,15 @@ void CudaExecutor::OpRecorder::linear() {
   shape.back() = a.n;
   a.x = x.dev;
   a.w = w.dev;
+  if (ex_.fusedSwiglu_.tensor == op().inputs[0]) { // the SwiGLU left by the previous op
+    a.x = ex_.fusedSwiglu_.gate;
+    a.xUp = ex_.fusedSwiglu_.up;
+    ex_.fusedSwiglu_ = {};
+  }
   a.y = result(0, shape, x.dtype).dev;
   cuda::Blas *blas = &ex_.ctx_.blas();
   record([=](cudaStream_t s) { blas->linear(s, a); });
-  sign(index_, a.dtype, a.x, a.w, a.bias, a.y, a.m, a.n, a.k, a.act);
+  sign(index_, a.dtype, a.x, a.xUp, a.w, a.bias, a.y, a.m, a.n, a.k, a.act);
 }
 
 void CudaExecutor::OpRecorder::matmul() {
@@ -256,10 +261,74 @@ void CudaExecutor::OpRecorder::rotary() {
   a.tableType = cosV.dtype;
   a.tableRowStride = cs.back();
   a.tableStrideB = cs.size() == 3 && cs[0] == xs[0] && xs[0] > 1 ? xs[2] : 0; // in rows
+  if (rotateWithNext(a))
+    return;
   a.y = result(0, xs, x.dtype).dev;
   record([=](cudaStream_t s) { cuda::rotary(s, a); });
   sign(index_, a.dtype, a.x, a.y, a.batch, a.heads, a.seq, a.headDim, a.xStrideB, a.xStrideH,
        a.xStrideS, a.rotaryDim, a.interleaved, a.cos, a.sin, a.tableType, a.tableStrideB);
+}
+
+bool CudaExecutor::OpRecorder::leaveToNextLinear(const Value &gate, const char *pg,
+                                                 const char *pu, int64_t rows) {
+  if (!ex_.swigluFeedsLinear_[index_] || rows != 1)
+    return false;
+  const OpInfo &next = ex_.fn_->ops[index_ + 1];
+  const Value &w = values_[next.inputs[1]];
+  if (!w.set || !w.dev || !w.strides.empty() || w.dtype != gate.dtype || w.shape.size() != 2 ||
+      w.shape[0] != gate.shape.back())
+    return false;
+  cuda::Blas::LinearArgs a;
+  a.dtype = gate.dtype;
+  a.x = pg;
+  a.xUp = pu;
+  a.w = w.dev;
+  a.y = const_cast<char *>(pg); // not written: gemvSupported only needs a pointer
+  a.m = 1;
+  a.k = w.shape[0];
+  a.n = w.shape[1];
+  if (!ex_.ctx_.blas().gemvTakesSwiglu(a))
+    return false;
+  ex_.fusedSwiglu_ = {op().outputs[0], pg, pu};
+  return true;
+}
+
+bool CudaExecutor::OpRecorder::rotateWithNext(cuda::RotaryArgs a) {
+  if (!ex_.rotaryPairsWithNext_[index_])
+    return false;
+  const OpInfo &next = ex_.fn_->ops[index_ + 1];
+  const Value &k = values_[next.inputs[0]];
+  const size_t es = dtypeSize(a.dtype);
+  if (!k.set || !k.dev || k.dtype != a.dtype || k.shape.size() != 4 ||
+      ex_.fn_->tensors[next.outputs[0]].dtype != a.dtype ||
+      ex_.fn_->tensors[op().outputs[0]].dtype != a.dtype)
+    return false;
+  // The strides of extent-1 dims (batch 1, one decode position) are never used.
+  const std::vector<int64_t> ks = stridesOf(k);
+  if (k.shape[0] != a.batch || k.shape[2] != a.seq || k.shape[3] != a.headDim ||
+      (a.batch > 1 && ks[0] != a.xStrideB) || ks[1] != a.xStrideH ||
+      (a.seq > 1 && ks[2] != a.xStrideS) || ks[3] != 1 ||
+      k.dev != static_cast<const char *>(a.x) + a.heads * a.xStrideH * int64_t(es))
+    return false;
+  const int64_t hq = a.heads, hk = k.shape[1], s = a.seq, d = a.headDim;
+  a.heads = hq + hk;
+  a.yStrideB = a.heads * s * d;
+  a.yStrideH = s * d;
+  a.yStrideS = d;
+  Value base;
+  base.dtype = a.dtype;
+  base.block = ex_.arenaAllocate(size_t(a.batch * a.heads * s * d) * es);
+  char *y = static_cast<char *>(base.block);
+  a.y = y;
+  record([=](cudaStream_t st) { cuda::rotary(st, a); });
+  sign(index_, a.dtype, a.x, a.y, a.batch, a.heads, a.seq, a.headDim, a.xStrideB, a.xStrideH,
+       a.xStrideS, a.rotaryDim, a.interleaved, a.cos, a.sin, a.tableType, a.tableStrideB);
+  const std::vector<int64_t> strides{a.yStrideB, a.yStrideH, a.yStrideS, 1};
+  view(0, base, y, {a.batch, hq, s, d}, strides);
+  viewTensor(next.outputs[0], base, y + hq * s * d * int64_t(es), {a.batch, hk, s, d}, strides);
+  ex_.drop(base.block); // the two views hold it
+  ex_.doneByPrevious_ = index_ + 1;
+  return true;
 }
 
 void CudaExecutor::OpRecorder::swiglu() {
@@ -281,6 +350,8 @@ void CudaExecutor::OpRecorder::swiglu() {
   const char *pg = gate.dev, *pu = up.dev;
   const DType dt = gate.dtype;
   char *y = result(0, gate.shape, dt).dev;
+  if (leaveToNextLinear(gate, pg, pu, g.rows))
+    return; // the next op reads silu(gate) * up while it stages its input; y stays unwritten
   record([=](cudaStream_t s) {
     cuda::swiglu(s, dt, pg, g.rowStride, pu, u.rowStride, y, g.cols, g.rows, g.cols);
   });

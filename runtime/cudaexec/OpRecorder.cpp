@@ -185,10 +185,15 @@ CudaExecutor::Value &CudaExecutor::OpRecorder::result(size_t r, const Shape &sha
 
 CudaExecutor::Value &CudaExecutor::OpRecorder::view(size_t r, const Value &base, char *dev,
                                                     const Shape &shape, std::vector<int64_t> strides) {
-  const uint32_t id = op().outputs.at(r);
+  return viewTensor(op().outputs.at(r), base, dev, shape, std::move(strides));
+}
+
+CudaExecutor::Value &CudaExecutor::OpRecorder::viewTensor(uint32_t id, const Value &base,
+                                                          char *dev, const Shape &shape,
+                                                          std::vector<int64_t> strides) {
   const TensorInfo &decl = ex_.fn_->tensors[id];
   if (decl.dtype != base.dtype)
-    fail("result ", r, " views ", dtypeName(base.dtype), " data but the plan declares ",
+    fail("tensor ", id, " views ", dtypeName(base.dtype), " data but the plan declares ",
          signatureString(decl));
   void *block = base.block;
   ex_.retain(block);

@@ -57,6 +57,9 @@ private:
   Value &result(size_t r, const Shape &shape, DType written);
   /// Result r as a view of `base`'s memory (Error when the plan declares another dtype).
   Value &view(size_t r, const Value &base, char *dev, const Shape &shape, std::vector<int64_t> strides);
+  /// Tensor `id` (a result of this op or of the next) as a view of `base`'s memory.
+  Value &viewTensor(uint32_t id, const Value &base, char *dev, const Shape &shape,
+                    std::vector<int64_t> strides);
   DType resultType(size_t r) const;
   void record(Launch launch);
   template <typename... T> void sign(const T &...v) {
@@ -66,6 +69,15 @@ private:
   /// Records the append of slot's pending entries, together with its partner's when both
   /// are pending and laid out alike (one launch per layer).
   void launchAppend(size_t slot);
+  /// For an mm.swiglu of one row that feeds the next op, an mm.linear whose GEMV can read
+  /// silu(gate) * up itself (Blas::gemvTakesSwiglu): notes that in the executor
+  /// (fusedSwiglu_) and returns true, so that no swiglu launch is recorded.
+  bool leaveToNextLinear(const Value &gate, const char *pg, const char *pu, int64_t rows);
+  /// For an mm.rotary whose next op rotates heads that follow this op's heads in the same
+  /// buffer with the same strides and tables (a layer's q and k in the merged QKV output):
+  /// records one launch over both into one new buffer, sets both ops' results as views
+  /// of it, marks the next op done (doneByPrevious_) and returns true.
+  bool rotateWithNext(cuda::RotaryArgs a);
 
   // Op launches (CudaOps.cpp, CudaAttentionOp.cpp).
   void linear();

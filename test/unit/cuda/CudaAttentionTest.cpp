@@ -177,6 +177,7 @@ struct DecodeCase {
   std::vector<int32_t> lens;
   int32_t lenOffset;
   int maxSplits;
+  int headsPerBlock = 0; ///< 0: automatic (1 at batch 1 with 32 heads)
 };
 
 /// Scratch for a decode launch, counters zeroed once.
@@ -198,7 +199,11 @@ TEST_F(CudaAttentionTest, DecodeMatchesReference) {
       {3, 32, 4, 64, 1100, {1, 130, 1037}, 0, 0}, // llava-1b heads, automatic splits
       {3, 32, 4, 64, 1100, {1, 130, 1037}, 0, 1}, // no split
       {3, 32, 4, 64, 1100, {1, 130, 1037}, 0, 7}, // up to 7 splits
-      {1, 32, 4, 64, 4096, {4000}, 0, 0},         // 16 splits, the last one short
+      {1, 32, 4, 64, 4096, {4000}, 0, 0},         // automatic splits, the last one short
+      {3, 32, 4, 64, 1100, {1, 130, 1037}, 0, 7, 8}, // 8 heads of the group per block
+      {3, 32, 4, 64, 1100, {1, 130, 1037}, 0, 0, 4}, // 4 heads per block
+      {1, 32, 4, 64, 4096, {4000}, 0, 16, 2},       // 2 heads per block, 16 splits
+      {1, 32, 4, 64, 300, {299}, 1, 128, 1},        // more splits than 64-key chunks
       {2, 8, 8, 128, 300, {63, 298}, 1, 0},       // MHA, the step's row already appended
       {1, 12, 4, 256, 200, {150}, 0, 3},          // group of 3 heads, head dim 256
       {1, 8, 1, 256, 600, {555}, 0, 0},           // Gemma-like: 8 heads on 1 KV head, 3 splits
@@ -234,6 +239,7 @@ TEST_F(CudaAttentionTest, DecodeMatchesReference) {
         a.lenOffset = c.lenOffset;
         a.scale = float(1.0 / std::sqrt(double(c.D)));
         a.maxSplits = c.maxSplits;
+        a.headsPerBlock = c.headsPerBlock;
         a.scratch = scratch.view;
         decodeAttention(stream, a);
 
@@ -259,7 +265,8 @@ TEST_F(CudaAttentionTest, DecodeMatchesReference) {
                    std::string("decode ") + dtypeLabel(dtype) + " B" + std::to_string(c.B) +
                        " H" + std::to_string(c.Hq) + "/" + std::to_string(c.Hkv) + " D" +
                        std::to_string(c.D) + " cap" + std::to_string(c.cap) + " splits " +
-                       std::to_string(c.maxSplits) + " rep " + std::to_string(rep));
+                       std::to_string(c.maxSplits) + " heads/block " +
+                       std::to_string(c.headsPerBlock) + " rep " + std::to_string(rep));
       }
     }
 }
@@ -374,6 +381,17 @@ TEST_F(CudaAttentionTest, UnsupportedShapesThrow) {
   d.qHeads = 4;
   d.kvHeads = 4;
   d.headDim = 80; // decode supports 64, 128, 256
+  EXPECT_THROW(decodeAttention(stream, d), Error);
+  DeviceBuffer buf(4096);
+  d.qHeads = 8;
+  d.kvHeads = 2;
+  d.headDim = 64;
+  d.q = d.out = buf.get();
+  d.cache = {buf.get(), buf.get(), 1, 2, 4, 64};
+  d.lens = buf.as<int32_t>();
+  d.headsPerBlock = 3; // not a power of two dividing the group of 4
+  EXPECT_THROW(decodeAttention(stream, d), Error);
+  d.headsPerBlock = 8; // larger than the group
   EXPECT_THROW(decodeAttention(stream, d), Error);
 }
 

@@ -32,12 +32,18 @@ struct LinearCase {
 };
 
 /// Runs one linear layer on the device and checks it against the double reference.
+/// With `wRows` the weight is uploaded as rows ([n, k], its transpose) and Blas told so.
 void checkLinear(Blas &blas, cudaStream_t stream, DType dtype, LinearCase c, bool withBias,
-                 Activation act, Blas::Path path, std::mt19937 &gen) {
+                 Activation act, Blas::Path path, std::mt19937 &gen, bool wRows = false) {
   const HostArray x = randomArray(dtype, c.m * c.k, gen);
   const HostArray w = randomArray(dtype, c.k * c.n, gen);
   const HostArray bias = randomArray(dtype, c.n, gen);
-  DeviceBuffer dx = upload(x), dw = upload(w), db = upload(bias);
+  HostArray stored = w;
+  if (wRows)
+    for (int64_t kk = 0; kk < c.k; ++kk)
+      for (int64_t j = 0; j < c.n; ++j)
+        stored.values[j * c.k + kk] = w.values[kk * c.n + j];
+  DeviceBuffer dx = upload(x), dw = upload(stored), db = upload(bias);
   DeviceBuffer dy = poisoned(dtype, c.m * c.n);
   Blas::LinearArgs a;
   a.dtype = dtype;
@@ -50,6 +56,7 @@ void checkLinear(Blas &blas, cudaStream_t stream, DType dtype, LinearCase c, boo
   a.k = c.k;
   a.act = act;
   a.path = path;
+  a.wRows = wRows;
   blas.linear(stream, a);
   const std::vector<double> got = download(dy, dtype, c.m * c.n);
 
@@ -82,7 +89,8 @@ void checkLinear(Blas &blas, cudaStream_t stream, DType dtype, LinearCase c, boo
                  std::to_string(c.k) + "]x[" + std::to_string(c.k) + "x" + std::to_string(c.n) +
                  "] bias=" + (withBias ? "yes" : "no") + " act=" + actName(act) + " path=" +
                  (path == Blas::Path::gemv ? "gemv" : path == Blas::Path::cublasLt ? "cublasLt"
-                                                                                  : "auto"));
+                                                                                  : "auto") +
+                 (wRows ? " weight [n, k]" : ""));
 }
 
 class CudaBlasTest : public CudaTest {};
@@ -94,6 +102,7 @@ TEST_F(CudaBlasTest, LinearMatchesReferenceForEveryDtypeEpilogueAndPath) {
       {1, 2048, 2048}, // decode q/o projection: GEMV splits K over blocks
       {1, 264, 1000},  // N not a multiple of 64, K not a multiple of 128
       {1, 5632, 64},   // short K: no split
+      {1, 40, 5632},   // long K: gemvRows takes 3 rounds of loads per lane
       {5, 96, 40},     // small GEMM
       {33, 256, 512},  // prefill-like GEMM
   };
@@ -105,8 +114,11 @@ TEST_F(CudaBlasTest, LinearMatchesReferenceForEveryDtypeEpilogueAndPath) {
     for (const LinearCase &c : cases)
       for (auto [bias, act] : epilogues) {
         checkLinear(blas, stream, dtype, c, bias, act, Blas::Path::cublasLt, gen);
-        if (c.m == 1)
+        checkLinear(blas, stream, dtype, c, bias, act, Blas::Path::cublasLt, gen, true);
+        if (c.m == 1) {
           checkLinear(blas, stream, dtype, c, bias, act, Blas::Path::gemv, gen);
+          checkLinear(blas, stream, dtype, c, bias, act, Blas::Path::gemv, gen, true);
+        }
       }
 }
 
@@ -126,9 +138,14 @@ TEST_F(CudaBlasTest, AutomaticPathPicksGemvForNarrowOneRowProducts) {
   a.m = 1;
   a.n = 2048;
   a.k = 2048;
-  EXPECT_EQ(blas.choosePath(a), Blas::Path::cublasLt); // cuBLASLt is as fast at N = 2048
+  // With programmatic dependent launch (the default) the GEMV takes every one-row product;
+  // without, cuBLASLt is as fast from N = 2048 up.
+  EXPECT_EQ(blas.choosePath(a), Blas::Path::gemv);
+  setProgrammaticDependentLaunch(false);
+  EXPECT_EQ(blas.choosePath(a), Blas::Path::cublasLt);
   a.n = 256;
   EXPECT_EQ(blas.choosePath(a), Blas::Path::gemv); // the GEMV is faster for narrow N
+  setProgrammaticDependentLaunch(true);
   a.m = 2;
   EXPECT_EQ(blas.choosePath(a), Blas::Path::cublasLt);
   a.m = 1;
@@ -144,6 +161,84 @@ TEST_F(CudaBlasTest, RepeatedSplitGemvLaunchesStayCorrect) {
   for (int i = 0; i < 3; ++i)
     checkLinear(blas, stream, DType::bf16, {1, 1024, 4096}, false, Activation::none,
                 Blas::Path::gemv, gen);
+}
+
+TEST_F(CudaBlasTest, GemvTuningsAgreeWithReference) {
+  // Every split plan and load schedule: several rounds of loads per thread (K = 5632,
+  // N = 11264 with 3 splits), cluster and scratch reductions, one round per thread.
+  Blas blas;
+  std::mt19937 gen(8);
+  const GemvTuning tunings[] = {
+      {false, 4, false}, {false, 4, true}, {true, 4, false}, {true, 99, true}, {false, 2, true}};
+  for (const GemvTuning &t : tunings) {
+    setGemvTuning(t);
+    for (DType dtype : {DType::f32, DType::bf16})
+      for (LinearCase c : {LinearCase{1, 2048, 5632}, LinearCase{1, 11264, 2048},
+                           LinearCase{1, 40, 5632}})
+        checkLinear(blas, stream, dtype, c, true, Activation::silu, Blas::Path::gemv, gen);
+  }
+  setGemvTuning(GemvTuning{});
+}
+
+TEST_F(CudaBlasTest, GemvBeyondClusterSplitsReducesThroughScratch) {
+  // K > 8 * 8192: more than 8 splits of K, reduced through the global scratch.
+  Blas blas;
+  std::mt19937 gen(6);
+  for (DType dtype : {DType::f32, DType::bf16})
+    checkLinear(blas, stream, dtype, {1, 64, 70000}, true, Activation::none, Blas::Path::gemv,
+                gen);
+}
+
+TEST_F(CudaBlasTest, GemvTakesSwigluInput) {
+  // y = W^T round(silu(g) * u): the fused input must equal the swiglu kernel's output
+  // (rounded to the element type) fed to the unfused GEMV; same tolerance as checkLinear.
+  Blas blas;
+  std::mt19937 gen(7);
+  const LinearCase cases[] = {{1, 2048, 5632}, {1, 40, 2048}};
+  for (DType dtype : kAllTypes)
+    for (const LinearCase &c : cases) {
+      const HostArray g = randomArray(dtype, c.k, gen, -4.0, 4.0), u = randomArray(dtype, c.k, gen);
+      const HostArray w = randomArray(dtype, c.k * c.n, gen);
+      DeviceBuffer dg = upload(g), du = upload(u), dw = upload(w);
+      DeviceBuffer dy = poisoned(dtype, c.n);
+      Blas::LinearArgs a;
+      a.dtype = dtype;
+      a.x = dg.get();
+      a.xUp = du.get();
+      a.w = dw.get();
+      a.y = dy.get();
+      a.m = 1;
+      a.n = c.n;
+      a.k = c.k;
+      ASSERT_TRUE(blas.gemvTakesSwiglu(a));
+      blas.linear(stream, a);
+      std::vector<double> h(c.k);
+      for (int64_t kk = 0; kk < c.k; ++kk) {
+        const double gv = g.values[kk];
+        h[kk] = roundTo(dtype, float(float(gv / (1.0 + std::exp(-gv))) * u.values[kk]));
+      }
+      std::vector<double> want(c.n), atol(c.n);
+      for (int64_t j = 0; j < c.n; ++j) {
+        double s = 0, mag = 0;
+        for (int64_t kk = 0; kk < c.k; ++kk) {
+          s += h[kk] * w.values[kk * c.n + j];
+          mag += std::fabs(h[kk] * w.values[kk * c.n + j]);
+        }
+        want[j] = s;
+        // 2e-6 * mag as in checkLinear, plus one rounding of each h (the device's sigmoid
+        // may round differently from this double reference)
+        double hmag = 0;
+        for (int64_t kk = 0; kk < c.k; ++kk)
+          hmag += unitRoundoff(dtype) * std::fabs(h[kk] * w.values[kk * c.n + j]);
+        atol[j] = 2e-6 * mag + hmag + 1e-30;
+      }
+      expectNear(download(dy, dtype, c.n), want, 2.0 * unitRoundoff(dtype), atol,
+                 std::string("gemv with swiglu input ") + dtypeLabel(dtype) + " n " +
+                     std::to_string(c.n) + " k " + std::to_string(c.k));
+      a.m = 2; // not a one-row product: refused
+      EXPECT_FALSE(blas.gemvTakesSwiglu(a));
+      EXPECT_THROW(blas.linear(stream, a), Error);
+    }
 }
 
 TEST_F(CudaBlasTest, PlansAreCachedPerShape) {

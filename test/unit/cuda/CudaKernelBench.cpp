@@ -114,16 +114,21 @@ void benchGemv(cudaStream_t s, Blas &blas, double copyBw) {
                           {"down_proj", kInter, kHidden},
                           {"lm_head", kHidden, kVocab}};
   std::printf("\n[2] GEMV, M = 1, bf16 (weights rotate through >= 512 MiB; median per launch)\n");
-  std::printf("%-16s %6s %6s %8s | %9s %8s | %9s %8s | %6s %s\n", "shape", "K", "N", "MiB",
-              "cuBLASLt", "GB/s", "own GEMV", "GB/s", "%copy", "auto");
+  std::printf("  own GEMV tunings: A = default (4 blocks per SM, clusters of 4-8 splits), B = A with "
+              "double-buffered loads, C = one round of loads per thread\n");
+  std::printf("%-16s %6s %6s %7s | %8s | %8s %8s %8s | %9s | %6s %s\n", "shape", "K", "N", "MiB",
+              "cuBLASLt", "own A", "own B", "own C", "rows GEMV", "%copy", "auto");
   for (const Shape &sh : shapes) {
     const size_t wElems = size_t(sh.k * sh.n), wBytes = wElems * 2;
     const int copies = int(std::max<size_t>(2, ((size_t(512) << 20) + wBytes - 1) / wBytes));
     DeviceBuffer w = randomBf16(wElems * copies, 7);
     DeviceBuffer x = randomBf16(size_t(sh.k), 8), y(size_t(sh.n) * 2);
     const int launches = std::max(copies, 24);
-    double us[2];
-    for (int p = 0; p < 2; ++p) {
+    const GemvTuning tunings[] = {{false, 4, false}, {false, 4, false}, {false, 4, true},
+                                  {true, 4, false}, {}};
+    double us[5];
+    for (int p = 0; p < 5; ++p) {
+      setGemvTuning(tunings[p]);
       Blas::LinearArgs a;
       a.dtype = DType::bf16;
       a.x = x.get();
@@ -132,6 +137,7 @@ void benchGemv(cudaStream_t s, Blas &blas, double copyBw) {
       a.n = sh.n;
       a.k = sh.k;
       a.path = p == 0 ? Blas::Path::cublasLt : Blas::Path::gemv;
+      a.wRows = p == 4;
       a.w = w.get();
       blas.linear(s, a); // plan (heuristic) outside the capture
       checkCuda(cudaStreamSynchronize(s), "warm-up");
@@ -143,6 +149,7 @@ void benchGemv(cudaStream_t s, Blas &blas, double copyBw) {
       });
       us[p] = ms * 1e3 / launches;
     }
+    setGemvTuning(GemvTuning{});
     Blas::LinearArgs probe;
     probe.dtype = DType::bf16;
     probe.x = x.get();
@@ -152,11 +159,10 @@ void benchGemv(cudaStream_t s, Blas &blas, double copyBw) {
     probe.n = sh.n;
     probe.k = sh.k;
     const bool autoGemv = blas.choosePath(probe) == Blas::Path::gemv;
-    const double gb0 = double(wBytes) / (us[0] * 1e-6) / 1e9,
-                 gb1 = double(wBytes) / (us[1] * 1e-6) / 1e9;
-    std::printf("%-16s %6lld %6lld %8.2f | %7.2fus %8.0f | %7.2fus %8.0f | %5.0f%% %s\n",
+    const double best = *std::min_element(us, us + 5);
+    std::printf("%-16s %6lld %6lld %7.2f | %6.2fus | %6.2fus %6.2fus %6.2fus | %7.2fus | %5.0f%% %s\n",
                 sh.name, (long long)sh.k, (long long)sh.n, double(wBytes) / (1 << 20), us[0],
-                gb0, us[1], gb1, 100.0 * std::max(gb0, gb1) / copyBw,
+                us[1], us[2], us[3], us[4], 100.0 * double(wBytes) / (best * 1e-6) / 1e9 / copyBw,
                 autoGemv ? "gemv" : "cublasLt");
   }
 }
@@ -214,12 +220,13 @@ void benchDecodeAttention(cudaStream_t s, double copyBw) {
   DeviceBuffer lens = uploadVector(std::vector<int32_t>{128});
   std::printf("\n[4] decode attention, bf16, 32/4 heads, head dim 64, capacity 4096, one launch "
               "per layer (22 layers' caches), graph captured once per split setting\n");
-  std::printf("%8s | %10s %8s | %10s %8s\n", "KV len", "split", "GB/s", "no split", "GB/s");
+  std::printf("%8s | %10s %8s | %10s %8s | %10s %8s\n", "KV len", "auto", "GB/s", "1 head/blk",
+              "GB/s", "no split,8", "GB/s");
   const int autoSplits = decodeAttentionDefaultSplits(1, kHeads, kKvHeads, kHeadDim, cap);
   const std::vector<int64_t> lengths = {128, 256, 512, 1024, 2048, 4096};
-  std::vector<std::vector<double>> us(2, std::vector<double>(lengths.size()));
-  for (int variant = 0; variant < 2; ++variant) {
-    const int splits = variant == 0 ? autoSplits : 1;
+  std::vector<std::vector<double>> us(3, std::vector<double>(lengths.size()));
+  for (int variant = 0; variant < 3; ++variant) {
+    const int splits = variant == 2 ? 1 : autoSplits;
     const ScratchSize need = decodeAttentionScratch(1, kHeads, kKvHeads, kHeadDim, splits);
     DeviceBuffer partials(std::max<size_t>(1, need.partialFloats) * 4),
         counters(std::max<size_t>(1, need.counterCount) * 4);
@@ -245,6 +252,7 @@ void benchDecodeAttention(cudaStream_t s, double copyBw) {
       a.lens = lens.as<int32_t>();
       a.scale = 0.125f;
       a.maxSplits = splits;
+      a.headsPerBlock = variant == 0 ? 0 : variant == 1 ? 1 : 8;
       a.scratch = {partials.as<float>(), need.partialFloats, counters.as<unsigned>(),
                    need.counterCount};
       decodeAttention(s, a);
@@ -278,10 +286,12 @@ void benchDecodeAttention(cudaStream_t s, double copyBw) {
   }
   for (size_t li = 0; li < lengths.size(); ++li) {
     const double bytes = 2.0 * double(lengths[li]) * kKvHeads * kHeadDim * 2;
-    std::printf("%8lld | %8.2fus %8.0f | %8.2fus %8.0f\n", (long long)lengths[li], us[0][li],
-                bytes / (us[0][li] * 1e-6) / 1e9, us[1][li], bytes / (us[1][li] * 1e-6) / 1e9);
+    std::printf("%8lld | %8.2fus %8.0f | %8.2fus %8.0f | %8.2fus %8.0f\n",
+                (long long)lengths[li], us[0][li], bytes / (us[0][li] * 1e-6) / 1e9, us[1][li],
+                bytes / (us[1][li] * 1e-6) / 1e9, us[2][li], bytes / (us[2][li] * 1e-6) / 1e9);
   }
-  std::printf("  (split setting: up to %d splits of >= 256 keys; copy bandwidth %.0f GB/s)\n",
+  std::printf("  (up to %d splits of >= 64 keys; auto chooses the heads per block: 8 at this "
+              "capacity; copy bandwidth %.0f GB/s)\n",
               autoSplits, copyBw);
 }
 
@@ -378,6 +388,158 @@ void benchDecodeSmallKernels(cudaStream_t s) {
               ms * 1e3 / kLayers, ms * 1e3 / (kLayers * 6));
 }
 
+/// One whole batch-1 decode step of llava-1b's decoder built from the library's launches,
+/// as the executor issues them (per layer: add+RMSNorm, QKV projection, rotary on q and
+/// k, KV append, decode attention, output projection, add+RMSNorm, gate+up projection,
+/// SwiGLU, down projection; then the final norm, lm_head, argmax and the length advance),
+/// in one CUDA graph, at KV length 300; with programmatic dependent launch off and on, the
+/// SwiGLU fused into the down projection's GEMV, or the weights stored as rows ([N, K])
+/// and every projection on gemvRows.
+void benchDecodeStep(cudaStream_t s, Blas &blas, double copyBw) {
+  const int64_t cap = 1024, qkvN = kHidden + 2 * kKvHeads * kHeadDim;
+  const size_t perLayer = size_t(kHidden * qkvN + kHidden * kHidden + kHidden * 2 * kInter +
+                                 kInter * kHidden);
+  DeviceBuffer weights = randomBf16(perLayer * kLayers + size_t(kHidden * kVocab), 30);
+  DeviceBuffer norm = randomBf16(kHidden, 31), x = randomBf16(kHidden, 32),
+                      res = randomBf16(kHidden, 33), h = randomBf16(kHidden, 34),
+                      qkv = randomBf16(qkvN, 35), attn = randomBf16(kHidden, 36),
+                      gu = randomBf16(2 * kInter, 37), act = randomBf16(kInter, 38),
+                      logits = randomBf16(kVocab, 39), token(8);
+  DeviceBuffer kc = randomBf16(size_t(kLayers * kKvHeads * cap * kHeadDim), 40),
+                      vc = randomBf16(size_t(kLayers * kKvHeads * cap * kHeadDim), 41);
+  DeviceBuffer lens = uploadVector(std::vector<int32_t>{300});
+  std::vector<float> inv(kHeadDim / 2);
+  for (int64_t i = 0; i < kHeadDim / 2; ++i)
+    inv[i] = float(std::pow(10000.0, -2.0 * double(i) / kHeadDim));
+  DeviceBuffer invFreq = uploadVector(inv);
+  const int splits = decodeAttentionDefaultSplits(1, kHeads, kKvHeads, kHeadDim, cap);
+  const ScratchSize need = decodeAttentionScratch(1, kHeads, kKvHeads, kHeadDim, splits);
+  DeviceBuffer partials(std::max<size_t>(1, need.partialFloats) * 4),
+      counters(std::max<size_t>(1, need.counterCount) * 4);
+  checkCuda(cudaMemset(counters.get(), 0, counters.bytes()), "memset");
+  int gemm = 0; // 0: Blas chooses; 1: as 0 with SwiGLU fused into down; 2: gemvRows ([N, K])
+  auto linear = [&](const void *in, const uint16_t *w, void *out, int64_t k, int64_t n) {
+    Blas::LinearArgs a;
+    a.dtype = DType::bf16;
+    a.x = in;
+    a.w = w;
+    a.y = out;
+    a.m = 1;
+    a.n = n;
+    a.k = k;
+    a.wRows = gemm == 2;
+    blas.linear(s, a);
+  };
+  auto rope = [&](int64_t offset, int64_t heads) {
+    RotaryArgs a;
+    a.dtype = DType::bf16;
+    a.x = a.y = qkv.as<uint16_t>() + offset;
+    a.batch = 1;
+    a.heads = heads;
+    a.seq = 1;
+    a.headDim = kHeadDim;
+    a.xStrideB = a.yStrideB = a.xStrideS = a.yStrideS = qkvN;
+    a.xStrideH = a.yStrideH = kHeadDim;
+    a.rotaryDim = kHeadDim;
+    a.startPositions = lens.as<int32_t>();
+    a.invFreq = invFreq.as<float>();
+    rotary(s, a);
+  };
+  auto body = [&] {
+    const uint16_t *w = weights.as<uint16_t>();
+    for (int l = 0; l < kLayers; ++l) {
+      rmsNorm(s, DType::bf16, x.get(), res.get(), res.get(), norm.get(), DType::bf16, h.get(),
+              1, kHidden, 1e-5f, 0.0f);
+      linear(h.get(), w, qkv.get(), kHidden, qkvN);
+      w += kHidden * qkvN;
+      rope(0, kHeads);
+      rope(kHidden, kKvHeads);
+      const size_t layerCache = size_t(l * kKvHeads * cap * kHeadDim);
+      const KvCacheView cache{kc.as<uint16_t>() + layerCache, vc.as<uint16_t>() + layerCache, 1,
+                              kKvHeads, cap, kHeadDim};
+      kvCacheAppend(s, DType::bf16, cache, qkv.as<uint16_t>() + kHidden,
+                    qkv.as<uint16_t>() + kHidden + kKvHeads * kHeadDim, 1, qkvN, kHeadDim, qkvN,
+                    lens.as<int32_t>(), nullptr);
+      DecodeAttentionArgs a;
+      a.dtype = DType::bf16;
+      a.batch = 1;
+      a.qHeads = kHeads;
+      a.kvHeads = kKvHeads;
+      a.headDim = kHeadDim;
+      a.q = qkv.get();
+      a.qStrideB = qkvN;
+      a.qStrideH = kHeadDim;
+      a.out = attn.get();
+      a.outStrideB = kHidden;
+      a.outStrideH = kHeadDim;
+      a.cache = cache;
+      a.lens = lens.as<int32_t>();
+      a.lenOffset = 1;
+      a.scale = 0.125f;
+      a.maxSplits = splits;
+      a.scratch = {partials.as<float>(), need.partialFloats, counters.as<unsigned>(),
+                   need.counterCount};
+      decodeAttention(s, a);
+      linear(attn.get(), w, x.get(), kHidden, kHidden);
+      w += kHidden * kHidden;
+      rmsNorm(s, DType::bf16, x.get(), res.get(), res.get(), norm.get(), DType::bf16, h.get(),
+              1, kHidden, 1e-5f, 0.0f);
+      linear(h.get(), w, gu.get(), kHidden, 2 * kInter);
+      w += kHidden * 2 * kInter;
+      if (gemm == 1) {
+        Blas::LinearArgs a;
+        a.dtype = DType::bf16;
+        a.x = gu.get();
+        a.xUp = gu.as<uint16_t>() + kInter;
+        a.w = w;
+        a.y = x.get();
+        a.m = 1;
+        a.n = kHidden;
+        a.k = kInter;
+        blas.linear(s, a);
+      } else {
+        swiglu(s, DType::bf16, gu.get(), 2 * kInter, gu.as<uint16_t>() + kInter, 2 * kInter,
+               act.get(), kInter, 1, kInter);
+        linear(act.get(), w, x.get(), kInter, kHidden);
+      }
+      w += kInter * kHidden;
+    }
+    rmsNorm(s, DType::bf16, x.get(), res.get(), nullptr, norm.get(), DType::bf16, h.get(), 1,
+            kHidden, 1e-5f, 0.0f);
+    linear(h.get(), w, logits.get(), kHidden, kVocab);
+    argmaxRows(s, DType::bf16, logits.get(), 1, kVocab, kVocab, token.as<int64_t>());
+  };
+  const double bytes = 2.0 * double(perLayer * kLayers + size_t(kHidden * kVocab));
+  const double roofMs = bytes / (copyBw * 1e9) * 1e3;
+  std::printf("\n[7] one whole decode step (22 layers x 11 launches + norm, lm_head, argmax; "
+              "KV length 300) in one CUDA graph; roofline %.3f ms (%.0f MiB at %.0f GB/s)\n",
+              roofMs, bytes / (1 << 20), copyBw);
+  struct Variant {
+    bool pdl;
+    int gemm;
+    GemvTuning tuning;
+    const char *name;
+  };
+  const Variant variants[] = {{false, 0, {false, 4, false}, "PDL off, SwiGLU kernel"},
+                              {true, 0, {false, 4, false}, "PDL on,  SwiGLU kernel"},
+                              {true, 1, {false, 4, false}, "PDL on,  SwiGLU in down, GEMV A"},
+                              {true, 1, {false, 4, true}, "PDL on,  SwiGLU in down, GEMV B"},
+                              {true, 1, {true, 4, true}, "PDL on,  SwiGLU in down, GEMV C+B"},
+                              {true, 2, {}, "PDL on,  weights [N, K], gemvRows"}};
+  for (const Variant &v : variants) {
+    setProgrammaticDependentLaunch(v.pdl);
+    setGemvTuning(v.tuning);
+    gemm = v.gemm;
+    body(); // cuBLASLt plans outside the capture
+    checkCuda(cudaStreamSynchronize(s), "warm-up");
+    const double ms = graphMs(s, body, 15);
+    std::printf("  %-36s %7.3f ms  %6.0f tokens/s  %5.1f%% of roofline\n", v.name, ms, 1e3 / ms,
+                100.0 * roofMs / ms);
+  }
+  setProgrammaticDependentLaunch(true);
+  setGemvTuning(GemvTuning{});
+}
+
 } // namespace
 
 int main() {
@@ -404,6 +566,7 @@ int main() {
     benchDecodeAttention(s, copyBw);
     benchPrefillAttention(s);
     benchDecodeSmallKernels(s);
+    benchDecodeStep(s, blas, copyBw);
     cudaStreamDestroy(s);
     return 0;
   } catch (const Error &e) {
