@@ -45,12 +45,11 @@ struct PlanKey {
   int64_t batch, m, n, k, strideA, strideB, strideC;
   cublasLtEpilogue_t epilogue;
   uint32_t alignA, alignB, alignC, alignBias;
-  bool bRows = false; ///< B (the weight) stored as [n, k]
   bool operator<(const PlanKey &o) const {
     return std::tie(dtype, batch, m, n, k, strideA, strideB, strideC, epilogue, alignA, alignB,
-                    alignC, alignBias, bRows) <
-           std::tie(o.dtype, o.batch, o.m, o.n, o.k, o.strideA, o.strideB, o.strideC,
-                    o.epilogue, o.alignA, o.alignB, o.alignC, o.alignBias, o.bRows);
+                    alignC, alignBias) < std::tie(o.dtype, o.batch, o.m, o.n, o.k, o.strideA,
+                                                  o.strideB, o.strideC, o.epilogue, o.alignA,
+                                                  o.alignB, o.alignC, o.alignBias);
   }
 };
 
@@ -156,16 +155,7 @@ struct Blas::Impl {
       checkLt(cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,
                                              sizeof(bias)),
               "set bias pointer");
-    // A weight stored as rows [n, k] reads column-major as W [k, n] (ld k): transposed.
-    if (key.bRows) {
-      const cublasOperation_t trans = CUBLAS_OP_T;
-      checkLt(cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_TRANSA, &trans,
-                                             sizeof(trans)),
-              "set transpose");
-      p->layoutW = makeLayout(type, key.k, key.n, key.k, key.batch, key.strideB);
-    } else {
-      p->layoutW = makeLayout(type, key.n, key.k, key.n, key.batch, key.strideB);
-    }
+    p->layoutW = makeLayout(type, key.n, key.k, key.n, key.batch, key.strideB);
     p->layoutX = makeLayout(type, key.k, key.m, key.k, key.batch, key.strideA);
     p->layoutY = makeLayout(type, key.n, key.m, key.n, key.batch, key.strideC);
 
@@ -251,9 +241,6 @@ size_t Blas::heuristicQueries() const { return impl_->heuristicQueries; }
 Blas::Path Blas::choosePath(const LinearArgs &a) const {
   if (a.path != Path::automatic)
     return a.path;
-  if (a.wRows)
-    return a.m == 1 && gemvRowsSupported(a.dtype, a.x, a.w, a.y, a.n, a.k) ? Path::gemv
-                                                                            : Path::cublasLt;
   const bool gemvOk = a.m == 1 && (a.n <= kGemvMaxN || programmaticDependentLaunch()) &&
                       gemvSupported(a.dtype, a.x, a.w, a.bias, a.y, a.n, a.k) &&
                       gemvScratch(a.n, a.k, impl_->gemvScratch.partialCount).counterCount <=
@@ -261,8 +248,8 @@ Blas::Path Blas::choosePath(const LinearArgs &a) const {
   return gemvOk ? Path::gemv : Path::cublasLt;
 }
 
-bool Blas::gemvTakesSwiglu(const LinearArgs &a) const {
-  return !a.wRows && choosePath(a) == Path::gemv;
+bool Blas::gemvTakesInput(const LinearArgs &a) const {
+  return a.m == 1 && choosePath(a) == Path::gemv && gemvInputSupported(a.x, a.k, a.input);
 }
 
 void Blas::linear(cudaStream_t stream, const LinearArgs &a) {
@@ -272,15 +259,14 @@ void Blas::linear(cudaStream_t stream, const LinearArgs &a) {
     fail("cuda linear: null operand");
   if (a.m == 0)
     return;
-  if (a.xUp && !gemvTakesSwiglu(a))
-    fail("cuda linear: a SwiGLU input needs the GEMV path (one row, weight [K, N])");
+  const bool fused = a.input.up || a.input.rmsNorm;
+  if (fused && !gemvTakesInput(a))
+    fail("cuda linear: a fused SwiGLU or RMSNorm input needs the GEMV path (one row; for "
+         "RMSNorm K a multiple of 8 and aligned operands)");
   if (choosePath(a) == Path::gemv) {
     if (a.m != 1)
       fail("cuda linear: the GEMV path takes one row, got ", a.m);
-    if (a.wRows)
-      gemvRows(stream, a.dtype, a.x, a.w, a.bias, a.y, a.n, a.k, a.act);
-    else
-      gemv(stream, a.dtype, a.x, a.w, a.bias, a.y, a.n, a.k, a.act, impl_->gemvScratch, a.xUp);
+    gemv(stream, a.dtype, a.x, a.w, a.bias, a.y, a.n, a.k, a.act, impl_->gemvScratch, a.input);
     return;
   }
   bool separate = false;
@@ -292,7 +278,6 @@ void Blas::linear(cudaStream_t stream, const LinearArgs &a) {
               epilogue,        alignmentOf(a.x),
               alignmentOf(a.w), alignmentOf(a.y),
               a.bias ? alignmentOf(a.bias) : 0};
-  key.bRows = a.wRows;
   if (impl_->tryRun(stream, key, a.x, a.w, a.y, a.bias)) {
     if (separate)
       activation(stream, a.dtype, a.y, a.y, a.m * a.n, a.act);

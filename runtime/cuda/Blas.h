@@ -23,39 +23,37 @@
 
 namespace mm::rt::cuda {
 
-/// GEMV y[N] = act(x[K] W[K, N] + bias[N]) (W row-major [K, N], bias may be null) with the
-/// K dimension split over blocks when that gives the GPU more parallelism; up to 8 splits
-/// are reduced inside a thread-block cluster, more (K > 65536) through `scratch` (size
-/// from gemvScratch). N must be a multiple of 8 and x, W,
-/// y, bias 16-byte aligned (gemvSupported says whether a call qualifies).
-/// With `up` (not null, [K] like x) the input is SwiGLU(x, up) = silu(x) * up, rounded to
-/// the element type (mm.swiglu feeding the projection, fused).
+/// How gemv forms its input vector (all operands [K] of the element type, 16-byte aligned):
+///   - plain: x;
+///   - up set: SwiGLU(x, up) = silu(x) * up (Shazeer 2020; mm.swiglu feeding the projection);
+///   - rmsNorm: RMSNorm with the fused residual add (Zhang & Sennrich 2019; mm.rms_norm /
+///     mm.add_rms_norm feeding it): s = x + residual (or x), written to sumOut when set,
+///     and the input s / sqrt(mean(s^2) + eps) * (scaleOffset + scale) (scale [K], f32
+///     when scaleF32, else the element type); K a multiple of 8; sumOut must not overlap
+///     x or residual (one block writes it while the others read them).
+/// Each fused input is rounded to the element type exactly where the unfused kernels
+/// store their results (and the RMSNorm sum is taken in the same order), so fused and
+/// unfused projections give identical results.
+struct GemvInput {
+  const void *up = nullptr;
+  bool rmsNorm = false;
+  const void *residual = nullptr;
+  const void *scale = nullptr;
+  bool scaleF32 = false;
+  float eps = 0.0f, scaleOffset = 0.0f;
+  void *sumOut = nullptr;
+};
+
+/// GEMV y[N] = act(in(x)[K] W[K, N] + bias[N]) (W row-major [K, N], bias may be null; in
+/// as GemvInput says) with the K dimension split over blocks when that gives the GPU more
+/// parallelism: up to 8 splits are reduced inside a thread-block cluster, more (K > 65536)
+/// through `scratch` (size from gemvScratch). N must be a multiple of 8 and x, W, y, bias
+/// 16-byte aligned (gemvSupported says whether a call qualifies).
 void gemv(cudaStream_t stream, DType dtype, const void *x, const void *w, const void *bias,
           void *y, int64_t n, int64_t k, Activation act, const SplitScratch &scratch,
-          const void *up = nullptr);
-/// How gemv splits K over blocks (a process-wide setting, for benchmarks; set it before
-/// launching). oneRound: as many splits as give every thread a single round of 8 loads
-/// (all of them issued before the kernel waits for its predecessor); otherwise only as
-/// many as make 4 blocks per multiprocessor, with longer chunks. Splits in
-/// [minClusterSplits, 8] are reduced in a thread-block cluster, others through scratch.
-/// pipelined: a thread with several rounds of loads issues the next round before it sums
-/// the current one (double buffering: twice the registers for loads in flight).
-struct GemvTuning {
-  bool oneRound = false;
-  int minClusterSplits = 4;
-  bool pipelined = true;
-};
-void setGemvTuning(const GemvTuning &tuning);
-GemvTuning gemvTuning();
-
-/// GEMV y[N] = act(W[N, K] x[K] + bias[N]) with the weight stored as rows (nn.Linear's
-/// layout, the transpose of gemv's): one warp per output, no split over blocks, no
-/// scratch. K must be a multiple of 8 and x and W 16-byte aligned (gemvRowsSupported).
-void gemvRows(cudaStream_t stream, DType dtype, const void *x, const void *w, const void *bias,
-              void *y, int64_t n, int64_t k, Activation act);
-bool gemvRowsSupported(DType dtype, const void *x, const void *w, const void *y, int64_t n,
-                       int64_t k);
-
+          const GemvInput &input = {});
+/// True when gemv takes `input` with this x and k (see GemvInput).
+bool gemvInputSupported(const void *x, int64_t k, const GemvInput &input);
 /// The partial floats and counters gemv needs for [k, n] given a scratch of
 /// `availablePartialFloats` floats (0 and 0 when it does not split). gemv splits less when
 /// the scratch is smaller than it would like, but K > 8192 always needs ceil(K / 8192)
@@ -87,15 +85,14 @@ public:
   struct LinearArgs {
     DType dtype = DType::f32;
     const void *x = nullptr;    ///< [m, k]
-    const void *w = nullptr;    ///< [k, n], or [n, k] when wRows
+    const void *w = nullptr;    ///< [k, n]
     const void *bias = nullptr; ///< [n] or null
     void *y = nullptr;          ///< [m, n]
     int64_t m = 0, n = 0, k = 0;
     Activation act = Activation::none;
-    bool wRows = false;          ///< W is stored as [n, k] (row n holds output n's weights)
-    /// With it, the input is SwiGLU(x, xUp) (silu(x) * xUp, [m, k] each): only on the GEMV
-    /// path with W as [k, n] (gemvTakesSwiglu says when).
-    const void *xUp = nullptr;
+    /// A fused input (SwiGLU or RMSNorm of x, see GemvInput): only on the GEMV path
+    /// (gemvTakesInput says when).
+    GemvInput input;
     Path path = Path::automatic; ///< force a path (tests and benchmarks)
   };
   void linear(cudaStream_t stream, const LinearArgs &args);
@@ -111,8 +108,9 @@ public:
   /// for every N: its weight loads overlap the previous kernel; without, for N <= 1024
   /// only), cuBLASLt otherwise.
   Path choosePath(const LinearArgs &args) const;
-  /// True when `linear` takes args with xUp set (SwiGLU fused into the input).
-  bool gemvTakesSwiglu(const LinearArgs &args) const;
+  /// True when `linear` takes args with args.input fused (one row on the GEMV path, and
+  /// for an RMSNorm input K a multiple of 8 and x, residual and sumOut 16-byte aligned).
+  bool gemvTakesInput(const LinearArgs &args) const;
   /// How many cuBLASLt heuristic queries this object has made (one per new shape).
   size_t heuristicQueries() const;
 

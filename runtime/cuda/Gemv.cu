@@ -16,12 +16,12 @@
 // a column tile to arrive (an atomic counter, reset by that block) adds them in split
 // order. Either way the results are deterministic.
 //
-// With `up` set, the input is SwiGLU(x, up) = silu(x) * up (mm.swiglu feeding the
-// projection), computed while x is staged and rounded to the element type as the swiglu
-// kernel would store it, so the fused and unfused results are identical.
-//
-// Pipelined (GemvTuning::pipelined): when a thread has more than one round of loads, the
-// next round's loads are issued before the current round is summed (double buffering).
+// Fused inputs (GemvInput): the SwiGLU of x and up, or the RMSNorm of x (+ residual), is
+// formed while the block stages its chunk of the input, and rounded to the element type
+// as the swiglu / rmsNorm kernels store it. For the RMSNorm every block first sums s^2
+// over the whole row in rmsNormKernel's order (8-element items, 256 threads, blockSum),
+// and block (0, 0) also writes s to sumOut, so the fused and unfused results agree bit
+// for bit.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cuda/Blas.h"
@@ -44,6 +44,9 @@ constexpr int kUnroll = 8;                           // loads in flight per thre
 constexpr int kChunkQuantum = kRowThreads * kUnroll; // 256 rows
 constexpr int kMaxChunk = 8192;                      // x chunk in shared memory: 32 KiB
 constexpr int kMaxClusterSplits = 8;                 // portable thread-block cluster size
+// Fewer splits go through global scratch: on the H200 a cluster of 3 (the fused gate+up
+// projection, N = 11264) took 16.7 us against 13.3 us (cuda_kernel_bench [2]).
+constexpr int kMinClusterSplits = 4;
 
 struct GemvPlan {
   int tiles = 0, splits = 1, chunk = 0;
@@ -52,30 +55,68 @@ struct GemvPlan {
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-GemvTuning tuning;
-
 GemvPlan planGemv(int64_t n, int64_t k, size_t availablePartials) {
   GemvPlan p;
   p.tiles = int(ceilDiv(n, kTileCols));
   const int64_t minSplits = ceilDiv(k, kMaxChunk);
-  int64_t splits = ceilDiv(k, kChunkQuantum); // one round of loads per thread
-  if (!tuning.oneRound) // enough blocks to cover the latency, longer chunks
-    splits = std::min(splits, std::max<int64_t>(1, ceilDiv(4LL * multiprocessorCount(), p.tiles)));
-  const bool cluster = splits >= tuning.minClusterSplits && splits <= kMaxClusterSplits;
+  // Enough blocks to cover the latency (4 per multiprocessor), chunks of whole rounds.
+  int64_t splits = std::min(ceilDiv(k, kChunkQuantum),
+                            std::max<int64_t>(1, ceilDiv(4LL * multiprocessorCount(), p.tiles)));
+  const bool cluster = splits >= kMinClusterSplits && splits <= kMaxClusterSplits;
   if (!cluster && splits > 1 && size_t(splits) * size_t(n) > availablePartials)
     splits = std::max<int64_t>(1, int64_t(availablePartials / size_t(n)));
   splits = std::max(splits, minSplits);
   const int64_t chunk = ceilDiv(ceilDiv(k, splits), kChunkQuantum) * kChunkQuantum;
   p.chunk = int(std::min<int64_t>(chunk, kMaxChunk));
   p.splits = int(ceilDiv(k, p.chunk));
-  p.cluster = p.splits > 1 && p.splits >= tuning.minClusterSplits &&
-              p.splits <= kMaxClusterSplits;
+  p.cluster = p.splits >= kMinClusterSplits && p.splits <= kMaxClusterSplits;
   return p;
 }
 
-template <typename T, bool kCluster, bool kPipelined>
+/// The input vector's element i (of K) as the unfused kernels would have stored it.
+/// `inv` is the RMSNorm's 1 / sqrt(mean(s^2) + eps).
+template <typename T>
+__device__ __forceinline__ float inputAt(const T *x, const GemvInput &in, int i, float inv) {
+  float v = toF(x[i]);
+  if (in.up)
+    return toF(fromF<T>(swigluF(v, toF(static_cast<const T *>(in.up)[i]))));
+  if (!in.rmsNorm)
+    return v;
+  if (in.residual)
+    v = toF(fromF<T>(v + toF(static_cast<const T *>(in.residual)[i])));
+  const float g = in.scaleF32 ? static_cast<const float *>(in.scale)[i]
+                              : toF(static_cast<const T *>(in.scale)[i]);
+  return toF(fromF<T>(v * inv * (in.scaleOffset + g)));
+}
+
+/// The RMSNorm's 1 / sqrt(mean(s^2) + eps) over all k elements, summed as rmsNormKernel
+/// sums (per thread over 8-element items, then blockSum); block (0, 0) stores s to sumOut.
+template <typename T>
+__device__ float inverseRms(const T *x, const GemvInput &in, int k, float *red) {
+  const bool store = in.sumOut && blockIdx.x == 0 && blockIdx.y == 0;
+  float sq = 0.0f;
+  for (int j = threadIdx.x; j < k / 8; j += kThreads) {
+    float s[8];
+    load8(x + j * 8, s);
+    if (in.residual) {
+      float r[8];
+      load8(static_cast<const T *>(in.residual) + j * 8, r);
+#pragma unroll
+      for (int e = 0; e < 8; ++e)
+        s[e] = toF(fromF<T>(s[e] + r[e]));
+    }
+    if (store)
+      store8(static_cast<T *>(in.sumOut) + j * 8, s);
+#pragma unroll
+    for (int e = 0; e < 8; ++e)
+      sq += s[e] * s[e];
+  }
+  return rsqrtf(blockSum(sq, red) / float(k) + in.eps);
+}
+
+template <typename T, bool kCluster>
 __global__ void __launch_bounds__(kThreads)
-    gemvKernel(const T *__restrict__ x, const T *__restrict__ up, const T *__restrict__ w,
+    gemvKernel(const T *__restrict__ x, GemvInput in, const T *__restrict__ w,
                const T *__restrict__ bias, T *__restrict__ y, int n, int k, int chunk,
                Activation act, float *__restrict__ partials, unsigned *__restrict__ counters) {
   extern __shared__ float xs[]; // the block's chunk of x, as f32
@@ -90,30 +131,27 @@ __global__ void __launch_bounds__(kThreads)
   const int64_t step = int64_t(kRowThreads) * n;
   const T *wp = w + int64_t(kBegin + tr) * n + col0;
   int kk = kBegin + tr; // this thread's first row of the current round
-  Raw8<T> raw[kUnroll], next[kUnroll];
-  auto loadRound = [&](Raw8<T>(&dst)[kUnroll], int row0, const T *p) {
+  Raw8<T> raw[kUnroll];
+  auto loadRound = [&] {
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      if (active && row0 + u * kRowThreads < kEnd)
-        loadRaw8(p + u * step, dst[u]);
+      if (active && kk + u * kRowThreads < kEnd)
+        loadRaw8(wp + u * step, raw[u]);
       else
-        dst[u] = Raw8<T>{};
+        raw[u] = Raw8<T>{};
     }
   };
-  loadRound(raw, kk, wp); // weights only: in flight while the previous kernel finishes
+  loadRound(); // weights only: in flight while the previous kernel finishes and x is staged
   gridDependencySync();
 
+  __shared__ float normRed[32];
+  const float inv = in.rmsNorm ? inverseRms(x, in, k, normRed) : 0.0f;
   for (int i = threadIdx.x; i < kEnd - kBegin; i += kThreads)
-    xs[i] = up ? toF(fromF<T>(swigluF(toF(x[kBegin + i]), toF(up[kBegin + i]))))
-               : toF(x[kBegin + i]);
+    xs[i] = inputAt(x, in, kBegin + i, inv);
   __syncthreads();
 
   float acc[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
   while (kk < kEnd) {
-    const int nextRow = kk + kUnroll * kRowThreads;
-    const T *nextWp = wp + kUnroll * step;
-    if (kPipelined && nextRow < kEnd) // the next round's loads fly while this one is summed
-      loadRound(next, nextRow, nextWp);
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const int row = kk + u * kRowThreads;
@@ -124,17 +162,10 @@ __global__ void __launch_bounds__(kThreads)
           acc[j] += xv * rawAt(raw[u], j);
       }
     }
-    kk = nextRow;
-    wp = nextWp;
-    if (kk < kEnd) {
-      if (kPipelined) {
-#pragma unroll
-        for (int u = 0; u < kUnroll; ++u)
-          raw[u] = next[u];
-      } else {
-        loadRound(raw, kk, wp);
-      }
-    }
+    kk += kUnroll * kRowThreads;
+    wp += kUnroll * step;
+    if (kk < kEnd)
+      loadRound();
   }
 #pragma unroll
   for (int j = 0; j < 8; ++j)
@@ -195,9 +226,6 @@ __global__ void __launch_bounds__(kThreads)
 
 } // namespace
 
-void setGemvTuning(const GemvTuning &t) { tuning = t; }
-GemvTuning gemvTuning() { return tuning; }
-
 bool gemvSupported(DType dtype, const void *x, const void *w, const void *bias,
                    const void *y, int64_t n, int64_t k) {
   (void)bias;
@@ -217,12 +245,23 @@ GemvScratchSize gemvScratch(int64_t n, int64_t k, size_t availablePartialFloats)
   return s;
 }
 
+bool gemvInputSupported(const void *x, int64_t k, const GemvInput &in) {
+  if (!in.rmsNorm)
+    return true;
+  return in.scale && !in.up && k % 8 == 0 && aligned16(x) &&
+         (!in.residual || aligned16(in.residual)) && (!in.sumOut || aligned16(in.sumOut)) &&
+         in.sumOut != x && (!in.residual || in.sumOut != in.residual);
+}
+
 void gemv(cudaStream_t stream, DType dtype, const void *x, const void *w, const void *bias,
           void *y, int64_t n, int64_t k, Activation act, const SplitScratch &scratch,
-          const void *up) {
+          const GemvInput &input) {
   if (!gemvSupported(dtype, x, w, bias, y, n, k))
     fail("cuda gemv: unsupported call (", dtypeName(dtype), ", n = ", n, ", k = ", k,
          "; needs f32/f16/bf16, n a multiple of 8 and a 16-byte aligned weight)");
+  if (!gemvInputSupported(x, k, input))
+    fail("cuda gemv: a fused input is SwiGLU or RMSNorm, not both; an RMSNorm input needs a "
+         "scale, k a multiple of 8 (k = ", k, ") and 16-byte aligned x, residual and sum");
   const GemvPlan p = planGemv(n, k, scratch.partialCount);
   if (p.splits > 1 && !p.cluster &&
       (size_t(p.splits) * size_t(n) > scratch.partialCount ||
@@ -234,26 +273,16 @@ void gemv(cudaStream_t stream, DType dtype, const void *x, const void *w, const 
   const size_t smem = size_t(p.chunk) * sizeof(float);
   MM_DISPATCH_FLOAT(dtype, "cuda gemv", {
     const auto *xs = static_cast<const scalar_t *>(x);
-    const auto *us = static_cast<const scalar_t *>(up);
     const auto *ws = static_cast<const scalar_t *>(w);
     const auto *bs = static_cast<const scalar_t *>(bias);
     auto *ys = static_cast<scalar_t *>(y);
-    auto launch = [&](auto kernel) {
-      if (p.cluster)
-        launchClusterKernel(kernel, grid, dim3(1, unsigned(p.splits)), kThreads, smem, stream, xs,
-                            us, ws, bs, ys, int(n), int(k), p.chunk, act, scratch.partials,
-                            scratch.counters);
-      else
-        launchKernel(kernel, grid, kThreads, smem, stream, xs, us, ws, bs, ys, int(n), int(k),
-                     p.chunk, act, scratch.partials, scratch.counters);
-    };
-    // Double buffering only pays when a thread has more than one round of loads.
-    const bool pipelined = tuning.pipelined && p.chunk > kChunkQuantum;
     if (p.cluster)
-      pipelined ? launch(gemvKernel<scalar_t, true, true>) : launch(gemvKernel<scalar_t, true, false>);
+      launchClusterKernel(gemvKernel<scalar_t, true>, grid, dim3(1, unsigned(p.splits)), kThreads,
+                          smem, stream, xs, input, ws, bs, ys, int(n), int(k), p.chunk, act,
+                          scratch.partials, scratch.counters);
     else
-      pipelined ? launch(gemvKernel<scalar_t, false, true>)
-                : launch(gemvKernel<scalar_t, false, false>);
+      launchKernel(gemvKernel<scalar_t, false>, grid, kThreads, smem, stream, xs, input, ws, bs,
+                   ys, int(n), int(k), p.chunk, act, scratch.partials, scratch.counters);
   });
   checkLaunch("gemv");
 }

@@ -109,7 +109,7 @@ CudaExecutor::CudaExecutor(std::shared_ptr<const Plan> plan, const std::string &
 
   isOutput_ = outputMask(fn);
   releaseAfter_ = releaseSchedule(fn, isOutput_);
-  markSwigluFeedingLinear();
+  markInputsFeedingLinear();
   markRotaryPairs();
   outputBuffers_.resize(fn.outputs.size());
   for (cudaEvent_t &e : done_)
@@ -122,20 +122,19 @@ CudaExecutor::CudaExecutor(std::shared_ptr<const Plan> plan, const std::string &
   prepareConvWeights();
 }
 
-void CudaExecutor::markSwigluFeedingLinear() {
+void CudaExecutor::markInputsFeedingLinear() {
   const FunctionInfo &fn = *fn_;
   std::vector<int> uses(fn.tensors.size(), 0);
   for (const OpInfo &op : fn.ops)
     for (uint32_t t : op.inputs)
       ++uses[t];
-  swigluFeedsLinear_.assign(fn.ops.size(), false);
+  feedsNextLinear_.assign(fn.ops.size(), false);
   for (size_t i = 0; i + 1 < fn.ops.size(); ++i) {
     const OpInfo &op = fn.ops[i], &next = fn.ops[i + 1];
-    swigluFeedsLinear_[i] = op.name == "mm.swiglu" && next.name == "mm.linear" &&
-                            op.placement == Placement::device &&
-                            next.placement == Placement::device && op.outputs.size() == 1 &&
-                            !next.inputs.empty() && next.inputs[0] == op.outputs[0] &&
-                            uses[op.outputs[0]] == 1 && !isOutput_[op.outputs[0]];
+    feedsNextLinear_[i] = next.name == "mm.linear" && op.placement == Placement::device &&
+                          next.placement == Placement::device && !op.outputs.empty() &&
+                          next.inputs.size() >= 2 && next.inputs[0] == op.outputs[0] &&
+                          uses[op.outputs[0]] == 1 && !isOutput_[op.outputs[0]];
   }
 }
 
@@ -484,7 +483,7 @@ std::vector<DeviceTensor> CudaExecutor::run(const std::vector<RunInput> &inputs,
   std::vector<Value> values = bindInputs(inputs, cache);
   const FunctionInfo &fn = *fn_;
   int64_t appended = 0;
-  fusedSwiglu_ = {};
+  fusedInput_ = {};
   doneByPrevious_ = SIZE_MAX;
   try {
     for (size_t i = 0; i < fn.ops.size(); ++i) {

@@ -141,7 +141,7 @@ private:
   friend class OpRecorder;
   void uploadParameters();
   void prepareConvWeights();
-  void markSwigluFeedingLinear();
+  void markInputsFeedingLinear();
   void markRotaryPairs();
   std::vector<Value> bindInputs(const std::vector<RunInput> &inputs, DeviceKvCache *cache);
   void runHostOp(size_t index, std::vector<Value> &values);
@@ -166,9 +166,16 @@ private:
   std::vector<std::vector<uint32_t>> releaseAfter_;
   std::vector<bool> isOutput_;
   std::vector<int> appendSlot_;               ///< per op: KV slot appended, or -1
-  /// per op: an mm.swiglu whose result only feeds the next op, an mm.linear on the device
-  /// (the linear may take the SwiGLU as its input: Blas::gemvTakesSwiglu)
-  std::vector<bool> swigluFeedsLinear_;
+  /// per op: its result 0 feeds only the next op, an mm.linear on the device, as its
+  /// input (an mm.swiglu or RMSNorm there may be fused into the linear's GEMV).
+  std::vector<bool> feedsNextLinear_;
+  /// The input left by the previous op to this call's next mm.linear: the previous op's
+  /// result tensor (UINT32_MAX when none), the x pointer and the fused input.
+  struct FusedInput {
+    uint32_t tensor = UINT32_MAX;
+    const char *x = nullptr;
+    cuda::GemvInput input;
+  } fusedInput_;
   /// per op: an mm.rotary followed by another on the device with the same cos/sin (the
   /// query and key rotations of a layer; one launch may serve both: rotateWithNext)
   std::vector<bool> rotaryPairsWithNext_;

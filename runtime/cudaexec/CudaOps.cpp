@@ -103,15 +103,17 @@ void CudaExecutor::OpRecorder::linear() {
   shape.back() = a.n;
   a.x = x.dev;
   a.w = w.dev;
-  if (ex_.fusedSwiglu_.tensor == op().inputs[0]) { // the SwiGLU left by the previous op
-    a.x = ex_.fusedSwiglu_.gate;
-    a.xUp = ex_.fusedSwiglu_.up;
-    ex_.fusedSwiglu_ = {};
+  if (ex_.fusedInput_.tensor == op().inputs[0]) { // the input left by the previous op
+    a.x = ex_.fusedInput_.x;
+    a.input = ex_.fusedInput_.input;
+    ex_.fusedInput_ = {};
   }
   a.y = result(0, shape, x.dtype).dev;
   cuda::Blas *blas = &ex_.ctx_.blas();
   record([=](cudaStream_t s) { blas->linear(s, a); });
-  sign(index_, a.dtype, a.x, a.xUp, a.w, a.bias, a.y, a.m, a.n, a.k, a.act);
+  const cuda::GemvInput &in = a.input;
+  sign(index_, a.dtype, a.x, in.up, in.rmsNorm, in.residual, in.scale, in.scaleF32, in.eps,
+       in.scaleOffset, in.sumOut, a.w, a.bias, a.y, a.m, a.n, a.k, a.act);
 }
 
 void CudaExecutor::OpRecorder::matmul() {
@@ -179,6 +181,16 @@ void CudaExecutor::OpRecorder::rmsNorm() {
   char *sum = residual ? result(1, shape, dt).dev : nullptr;
   const float eps = static_cast<float>(attrs().getFloat("epsilon", 1e-6));
   const float offset = static_cast<float>(attrs().getFloat("scale_offset", 0.0));
+  cuda::GemvInput fused;
+  fused.rmsNorm = true;
+  fused.residual = res;
+  fused.scale = pscale;
+  fused.scaleF32 = st == DType::f32;
+  fused.eps = eps;
+  fused.scaleOffset = offset;
+  fused.sumOut = sum;
+  if ((st == dt || st == DType::f32) && leaveToNextLinear(dt, rows, cols, px, fused))
+    return; // the next op's GEMV normalises its input itself; y stays unwritten
   record([=](cudaStream_t s) { cuda::rmsNorm(s, dt, px, res, sum, pscale, st, y, rows, cols, eps, offset); });
   sign(index_, dt, px, res, sum, pscale, st, y, rows, cols, eps, offset);
 }
@@ -269,27 +281,27 @@ void CudaExecutor::OpRecorder::rotary() {
        a.xStrideS, a.rotaryDim, a.interleaved, a.cos, a.sin, a.tableType, a.tableStrideB);
 }
 
-bool CudaExecutor::OpRecorder::leaveToNextLinear(const Value &gate, const char *pg,
-                                                 const char *pu, int64_t rows) {
-  if (!ex_.swigluFeedsLinear_[index_] || rows != 1)
+bool CudaExecutor::OpRecorder::leaveToNextLinear(DType dtype, int64_t rows, int64_t cols,
+                                                 const char *x, const cuda::GemvInput &input) {
+  if (!ex_.feedsNextLinear_[index_] || rows != 1)
     return false;
   const OpInfo &next = ex_.fn_->ops[index_ + 1];
   const Value &w = values_[next.inputs[1]];
-  if (!w.set || !w.dev || !w.strides.empty() || w.dtype != gate.dtype || w.shape.size() != 2 ||
-      w.shape[0] != gate.shape.back())
+  if (!w.set || !w.dev || !w.strides.empty() || w.dtype != dtype || w.shape.size() != 2 ||
+      w.shape[0] != cols)
     return false;
   cuda::Blas::LinearArgs a;
-  a.dtype = gate.dtype;
-  a.x = pg;
-  a.xUp = pu;
+  a.dtype = dtype;
+  a.x = x;
+  a.input = input;
   a.w = w.dev;
-  a.y = const_cast<char *>(pg); // not written: gemvSupported only needs a pointer
+  a.y = const_cast<char *>(x); // not written: gemvSupported only needs a pointer
   a.m = 1;
-  a.k = w.shape[0];
+  a.k = cols;
   a.n = w.shape[1];
-  if (!ex_.ctx_.blas().gemvTakesSwiglu(a))
+  if (!ex_.ctx_.blas().gemvTakesInput(a))
     return false;
-  ex_.fusedSwiglu_ = {op().outputs[0], pg, pu};
+  ex_.fusedInput_ = {op().outputs[0], x, input};
   return true;
 }
 
@@ -350,8 +362,10 @@ void CudaExecutor::OpRecorder::swiglu() {
   const char *pg = gate.dev, *pu = up.dev;
   const DType dt = gate.dtype;
   char *y = result(0, gate.shape, dt).dev;
-  if (leaveToNextLinear(gate, pg, pu, g.rows))
-    return; // the next op reads silu(gate) * up while it stages its input; y stays unwritten
+  cuda::GemvInput fused;
+  fused.up = pu;
+  if (leaveToNextLinear(dt, g.rows, g.cols, pg, fused))
+    return; // the next op's GEMV forms silu(gate) * up itself; y stays unwritten
   record([=](cudaStream_t s) {
     cuda::swiglu(s, dt, pg, g.rowStride, pu, u.rowStride, y, g.cols, g.rows, g.cols);
   });

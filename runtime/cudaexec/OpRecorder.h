@@ -69,10 +69,12 @@ private:
   /// Records the append of slot's pending entries, together with its partner's when both
   /// are pending and laid out alike (one launch per layer).
   void launchAppend(size_t slot);
-  /// For an mm.swiglu of one row that feeds the next op, an mm.linear whose GEMV can read
-  /// silu(gate) * up itself (Blas::gemvTakesSwiglu): notes that in the executor
-  /// (fusedSwiglu_) and returns true, so that no swiglu launch is recorded.
-  bool leaveToNextLinear(const Value &gate, const char *pg, const char *pu, int64_t rows);
+  /// For an op (mm.swiglu, RMSNorm) whose one-row result 0 feeds only the next op, an
+  /// mm.linear whose GEMV can form that input itself from x [cols] and `input`
+  /// (Blas::gemvTakesInput): notes it in the executor (fusedInput_) and returns true, so
+  /// that the op records no launch; its result 0 stays unwritten.
+  bool leaveToNextLinear(DType dtype, int64_t rows, int64_t cols, const char *x,
+                         const cuda::GemvInput &input);
   /// For an mm.rotary whose next op rotates heads that follow this op's heads in the same
   /// buffer with the same strides and tables (a layer's q and k in the merged QKV output):
   /// records one launch over both into one new buffer, sets both ops' results as views

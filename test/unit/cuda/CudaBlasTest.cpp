@@ -15,6 +15,7 @@
 #include "CudaTestUtil.h"
 
 #include "runtime/cuda/Blas.h"
+#include "runtime/cuda/Kernels.h"
 
 #include <algorithm>
 #include <cmath>
@@ -32,18 +33,12 @@ struct LinearCase {
 };
 
 /// Runs one linear layer on the device and checks it against the double reference.
-/// With `wRows` the weight is uploaded as rows ([n, k], its transpose) and Blas told so.
 void checkLinear(Blas &blas, cudaStream_t stream, DType dtype, LinearCase c, bool withBias,
-                 Activation act, Blas::Path path, std::mt19937 &gen, bool wRows = false) {
+                 Activation act, Blas::Path path, std::mt19937 &gen) {
   const HostArray x = randomArray(dtype, c.m * c.k, gen);
   const HostArray w = randomArray(dtype, c.k * c.n, gen);
   const HostArray bias = randomArray(dtype, c.n, gen);
-  HostArray stored = w;
-  if (wRows)
-    for (int64_t kk = 0; kk < c.k; ++kk)
-      for (int64_t j = 0; j < c.n; ++j)
-        stored.values[j * c.k + kk] = w.values[kk * c.n + j];
-  DeviceBuffer dx = upload(x), dw = upload(stored), db = upload(bias);
+  DeviceBuffer dx = upload(x), dw = upload(w), db = upload(bias);
   DeviceBuffer dy = poisoned(dtype, c.m * c.n);
   Blas::LinearArgs a;
   a.dtype = dtype;
@@ -56,7 +51,6 @@ void checkLinear(Blas &blas, cudaStream_t stream, DType dtype, LinearCase c, boo
   a.k = c.k;
   a.act = act;
   a.path = path;
-  a.wRows = wRows;
   blas.linear(stream, a);
   const std::vector<double> got = download(dy, dtype, c.m * c.n);
 
@@ -89,8 +83,7 @@ void checkLinear(Blas &blas, cudaStream_t stream, DType dtype, LinearCase c, boo
                  std::to_string(c.k) + "]x[" + std::to_string(c.k) + "x" + std::to_string(c.n) +
                  "] bias=" + (withBias ? "yes" : "no") + " act=" + actName(act) + " path=" +
                  (path == Blas::Path::gemv ? "gemv" : path == Blas::Path::cublasLt ? "cublasLt"
-                                                                                  : "auto") +
-                 (wRows ? " weight [n, k]" : ""));
+                                                                                  : "auto"));
 }
 
 class CudaBlasTest : public CudaTest {};
@@ -102,7 +95,8 @@ TEST_F(CudaBlasTest, LinearMatchesReferenceForEveryDtypeEpilogueAndPath) {
       {1, 2048, 2048}, // decode q/o projection: GEMV splits K over blocks
       {1, 264, 1000},  // N not a multiple of 64, K not a multiple of 128
       {1, 5632, 64},   // short K: no split
-      {1, 40, 5632},   // long K: gemvRows takes 3 rounds of loads per lane
+      {1, 40, 5632},   // long K, few columns: 8 splits of 3 rounds of loads
+      {1, 11264, 2048}, // fused gate+up: 3 splits reduced through scratch
       {5, 96, 40},     // small GEMM
       {33, 256, 512},  // prefill-like GEMM
   };
@@ -114,11 +108,8 @@ TEST_F(CudaBlasTest, LinearMatchesReferenceForEveryDtypeEpilogueAndPath) {
     for (const LinearCase &c : cases)
       for (auto [bias, act] : epilogues) {
         checkLinear(blas, stream, dtype, c, bias, act, Blas::Path::cublasLt, gen);
-        checkLinear(blas, stream, dtype, c, bias, act, Blas::Path::cublasLt, gen, true);
-        if (c.m == 1) {
+        if (c.m == 1)
           checkLinear(blas, stream, dtype, c, bias, act, Blas::Path::gemv, gen);
-          checkLinear(blas, stream, dtype, c, bias, act, Blas::Path::gemv, gen, true);
-        }
       }
 }
 
@@ -163,23 +154,6 @@ TEST_F(CudaBlasTest, RepeatedSplitGemvLaunchesStayCorrect) {
                 Blas::Path::gemv, gen);
 }
 
-TEST_F(CudaBlasTest, GemvTuningsAgreeWithReference) {
-  // Every split plan and load schedule: several rounds of loads per thread (K = 5632,
-  // N = 11264 with 3 splits), cluster and scratch reductions, one round per thread.
-  Blas blas;
-  std::mt19937 gen(8);
-  const GemvTuning tunings[] = {
-      {false, 4, false}, {false, 4, true}, {true, 4, false}, {true, 99, true}, {false, 2, true}};
-  for (const GemvTuning &t : tunings) {
-    setGemvTuning(t);
-    for (DType dtype : {DType::f32, DType::bf16})
-      for (LinearCase c : {LinearCase{1, 2048, 5632}, LinearCase{1, 11264, 2048},
-                           LinearCase{1, 40, 5632}})
-        checkLinear(blas, stream, dtype, c, true, Activation::silu, Blas::Path::gemv, gen);
-  }
-  setGemvTuning(GemvTuning{});
-}
-
 TEST_F(CudaBlasTest, GemvBeyondClusterSplitsReducesThroughScratch) {
   // K > 8 * 8192: more than 8 splits of K, reduced through the global scratch.
   Blas blas;
@@ -204,13 +178,13 @@ TEST_F(CudaBlasTest, GemvTakesSwigluInput) {
       Blas::LinearArgs a;
       a.dtype = dtype;
       a.x = dg.get();
-      a.xUp = du.get();
+      a.input.up = du.get();
       a.w = dw.get();
       a.y = dy.get();
       a.m = 1;
       a.n = c.n;
       a.k = c.k;
-      ASSERT_TRUE(blas.gemvTakesSwiglu(a));
+      ASSERT_TRUE(blas.gemvTakesInput(a));
       blas.linear(stream, a);
       std::vector<double> h(c.k);
       for (int64_t kk = 0; kk < c.k; ++kk) {
@@ -236,9 +210,73 @@ TEST_F(CudaBlasTest, GemvTakesSwigluInput) {
                  std::string("gemv with swiglu input ") + dtypeLabel(dtype) + " n " +
                      std::to_string(c.n) + " k " + std::to_string(c.k));
       a.m = 2; // not a one-row product: refused
-      EXPECT_FALSE(blas.gemvTakesSwiglu(a));
+      EXPECT_FALSE(blas.gemvTakesInput(a));
       EXPECT_THROW(blas.linear(stream, a), Error);
     }
+}
+
+TEST_F(CudaBlasTest, GemvTakesRmsNormInput) {
+  // The fused input must be bit-identical to rmsNorm's output fed to the plain GEMV: both
+  // runs on the device, compared exactly; sumOut must equal rmsNorm's sum.
+  Blas blas;
+  std::mt19937 gen(9);
+  const LinearCase cases[] = {{1, 2560, 2048}, {1, 2048, 5632}, {1, 64, 70000}};
+  for (DType dtype : kAllTypes)
+    for (const LinearCase &c : cases)
+      for (bool withResidual : {false, true})
+        for (DType scaleType : {dtype, DType::f32}) {
+          const HostArray x = randomArray(dtype, c.k, gen, -3.0, 3.0);
+          const HostArray r = randomArray(dtype, c.k, gen, -3.0, 3.0);
+          const HostArray g = randomArray(scaleType, c.k, gen, 0.5, 1.5);
+          const HostArray w = randomArray(dtype, c.k * c.n, gen);
+          DeviceBuffer dx = upload(x), dr = upload(r), dg = upload(g), dw = upload(w);
+          DeviceBuffer normed = poisoned(dtype, c.k), sum1 = poisoned(dtype, c.k),
+                       sum2 = poisoned(dtype, c.k), y1 = poisoned(dtype, c.n),
+                       y2 = poisoned(dtype, c.n);
+          const void *res = withResidual ? dr.get() : nullptr;
+          rmsNorm(stream, dtype, dx.get(), res, withResidual ? sum1.get() : nullptr, dg.get(),
+                  scaleType, normed.get(), 1, c.k, 1e-5f, 0.0f);
+          Blas::LinearArgs a;
+          a.dtype = dtype;
+          a.x = normed.get();
+          a.w = dw.get();
+          a.y = y1.get();
+          a.m = 1;
+          a.n = c.n;
+          a.k = c.k;
+          a.path = Blas::Path::gemv;
+          blas.linear(stream, a);
+          a.x = dx.get();
+          a.y = y2.get();
+          a.input.rmsNorm = true;
+          a.input.residual = res;
+          a.input.scale = dg.get();
+          a.input.scaleF32 = scaleType == DType::f32;
+          a.input.eps = 1e-5f;
+          a.input.sumOut = withResidual ? sum2.get() : nullptr;
+          ASSERT_TRUE(blas.gemvTakesInput(a));
+          blas.linear(stream, a);
+          const std::string what = std::string("gemv with rmsNorm input ") + dtypeLabel(dtype) +
+                                   " n " + std::to_string(c.n) + " k " + std::to_string(c.k) +
+                                   (withResidual ? " +residual" : "") + " scale " +
+                                   dtypeLabel(scaleType);
+          EXPECT_EQ(download(y2, dtype, c.n), download(y1, dtype, c.n)) << what;
+          if (withResidual) {
+            EXPECT_EQ(download(sum2, dtype, c.k), download(sum1, dtype, c.k)) << what;
+          }
+        }
+  Blas::LinearArgs bad;
+  DeviceBuffer buf(1 << 16);
+  bad.dtype = DType::bf16;
+  bad.x = bad.w = buf.get();
+  bad.y = buf.get();
+  bad.m = 1;
+  bad.n = 64;
+  bad.k = 100; // not a multiple of 8
+  bad.input.rmsNorm = true;
+  bad.input.scale = buf.get();
+  EXPECT_FALSE(blas.gemvTakesInput(bad));
+  EXPECT_THROW(blas.linear(stream, bad), Error);
 }
 
 TEST_F(CudaBlasTest, PlansAreCachedPerShape) {

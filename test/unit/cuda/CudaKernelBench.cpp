@@ -114,21 +114,16 @@ void benchGemv(cudaStream_t s, Blas &blas, double copyBw) {
                           {"down_proj", kInter, kHidden},
                           {"lm_head", kHidden, kVocab}};
   std::printf("\n[2] GEMV, M = 1, bf16 (weights rotate through >= 512 MiB; median per launch)\n");
-  std::printf("  own GEMV tunings: A = default (4 blocks per SM, clusters of 4-8 splits), B = A with "
-              "double-buffered loads, C = one round of loads per thread\n");
-  std::printf("%-16s %6s %6s %7s | %8s | %8s %8s %8s | %9s | %6s %s\n", "shape", "K", "N", "MiB",
-              "cuBLASLt", "own A", "own B", "own C", "rows GEMV", "%copy", "auto");
+  std::printf("%-16s %6s %6s %7s | %9s %8s | %9s %8s | %6s %s\n", "shape", "K", "N", "MiB",
+              "cuBLASLt", "GB/s", "own GEMV", "GB/s", "%copy", "auto");
   for (const Shape &sh : shapes) {
     const size_t wElems = size_t(sh.k * sh.n), wBytes = wElems * 2;
     const int copies = int(std::max<size_t>(2, ((size_t(512) << 20) + wBytes - 1) / wBytes));
     DeviceBuffer w = randomBf16(wElems * copies, 7);
     DeviceBuffer x = randomBf16(size_t(sh.k), 8), y(size_t(sh.n) * 2);
     const int launches = std::max(copies, 24);
-    const GemvTuning tunings[] = {{false, 4, false}, {false, 4, false}, {false, 4, true},
-                                  {true, 4, false}, {}};
-    double us[5];
-    for (int p = 0; p < 5; ++p) {
-      setGemvTuning(tunings[p]);
+    double us[2];
+    for (int p = 0; p < 2; ++p) {
       Blas::LinearArgs a;
       a.dtype = DType::bf16;
       a.x = x.get();
@@ -137,7 +132,6 @@ void benchGemv(cudaStream_t s, Blas &blas, double copyBw) {
       a.n = sh.n;
       a.k = sh.k;
       a.path = p == 0 ? Blas::Path::cublasLt : Blas::Path::gemv;
-      a.wRows = p == 4;
       a.w = w.get();
       blas.linear(s, a); // plan (heuristic) outside the capture
       checkCuda(cudaStreamSynchronize(s), "warm-up");
@@ -149,7 +143,6 @@ void benchGemv(cudaStream_t s, Blas &blas, double copyBw) {
       });
       us[p] = ms * 1e3 / launches;
     }
-    setGemvTuning(GemvTuning{});
     Blas::LinearArgs probe;
     probe.dtype = DType::bf16;
     probe.x = x.get();
@@ -159,10 +152,11 @@ void benchGemv(cudaStream_t s, Blas &blas, double copyBw) {
     probe.n = sh.n;
     probe.k = sh.k;
     const bool autoGemv = blas.choosePath(probe) == Blas::Path::gemv;
-    const double best = *std::min_element(us, us + 5);
-    std::printf("%-16s %6lld %6lld %7.2f | %6.2fus | %6.2fus %6.2fus %6.2fus | %7.2fus | %5.0f%% %s\n",
+    const double gb0 = double(wBytes) / (us[0] * 1e-6) / 1e9,
+                 gb1 = double(wBytes) / (us[1] * 1e-6) / 1e9;
+    std::printf("%-16s %6lld %6lld %7.2f | %7.2fus %8.0f | %7.2fus %8.0f | %5.0f%% %s\n",
                 sh.name, (long long)sh.k, (long long)sh.n, double(wBytes) / (1 << 20), us[0],
-                us[1], us[2], us[3], us[4], 100.0 * double(wBytes) / (best * 1e-6) / 1e9 / copyBw,
+                gb0, us[1], gb1, 100.0 * std::max(gb0, gb1) / copyBw,
                 autoGemv ? "gemv" : "cublasLt");
   }
 }
@@ -392,9 +386,8 @@ void benchDecodeSmallKernels(cudaStream_t s) {
 /// as the executor issues them (per layer: add+RMSNorm, QKV projection, rotary on q and
 /// k, KV append, decode attention, output projection, add+RMSNorm, gate+up projection,
 /// SwiGLU, down projection; then the final norm, lm_head, argmax and the length advance),
-/// in one CUDA graph, at KV length 300; with programmatic dependent launch off and on, the
-/// SwiGLU fused into the down projection's GEMV, or the weights stored as rows ([N, K])
-/// and every projection on gemvRows.
+/// in one CUDA graph, at KV length 300; with programmatic dependent launch off and on, and
+/// with the SwiGLU and the RMSNorms fused into the GEMVs that read them.
 void benchDecodeStep(cudaStream_t s, Blas &blas, double copyBw) {
   const int64_t cap = 1024, qkvN = kHidden + 2 * kKvHeads * kHeadDim;
   const size_t perLayer = size_t(kHidden * qkvN + kHidden * kHidden + kHidden * 2 * kInter +
@@ -402,6 +395,7 @@ void benchDecodeStep(cudaStream_t s, Blas &blas, double copyBw) {
   DeviceBuffer weights = randomBf16(perLayer * kLayers + size_t(kHidden * kVocab), 30);
   DeviceBuffer norm = randomBf16(kHidden, 31), x = randomBf16(kHidden, 32),
                       res = randomBf16(kHidden, 33), h = randomBf16(kHidden, 34),
+                      sum = randomBf16(kHidden, 42),
                       qkv = randomBf16(qkvN, 35), attn = randomBf16(kHidden, 36),
                       gu = randomBf16(2 * kInter, 37), act = randomBf16(kInter, 38),
                       logits = randomBf16(kVocab, 39), token(8);
@@ -417,8 +411,9 @@ void benchDecodeStep(cudaStream_t s, Blas &blas, double copyBw) {
   DeviceBuffer partials(std::max<size_t>(1, need.partialFloats) * 4),
       counters(std::max<size_t>(1, need.counterCount) * 4);
   checkCuda(cudaMemset(counters.get(), 0, counters.bytes()), "memset");
-  int gemm = 0; // 0: Blas chooses; 1: as 0 with SwiGLU fused into down; 2: gemvRows ([N, K])
-  auto linear = [&](const void *in, const uint16_t *w, void *out, int64_t k, int64_t n) {
+  int fuse = 0; // 0: no fused inputs; 1: SwiGLU into down; 2: and the RMSNorms too
+  auto linear = [&](const void *in, const uint16_t *w, void *out, int64_t k, int64_t n,
+                    GemvInput input = {}) {
     Blas::LinearArgs a;
     a.dtype = DType::bf16;
     a.x = in;
@@ -427,8 +422,25 @@ void benchDecodeStep(cudaStream_t s, Blas &blas, double copyBw) {
     a.m = 1;
     a.n = n;
     a.k = k;
-    a.wRows = gemm == 2;
+    a.input = input;
     blas.linear(s, a);
+  };
+  // add + RMSNorm of x and res into h, then h W; with fuse = 2 one GEMV does both.
+  auto normLinear = [&](const void *residual, void *sumOut, const uint16_t *w, void *out,
+                        int64_t n) {
+    if (fuse < 2) {
+      rmsNorm(s, DType::bf16, x.get(), residual, sumOut, norm.get(), DType::bf16, h.get(), 1,
+              kHidden, 1e-5f, 0.0f);
+      linear(h.get(), w, out, kHidden, n);
+      return;
+    }
+    GemvInput in;
+    in.rmsNorm = true;
+    in.residual = residual;
+    in.scale = norm.get();
+    in.eps = 1e-5f;
+    in.sumOut = sumOut;
+    linear(x.get(), w, out, kHidden, n, in);
   };
   auto rope = [&](int64_t offset, int64_t heads) {
     RotaryArgs a;
@@ -448,9 +460,7 @@ void benchDecodeStep(cudaStream_t s, Blas &blas, double copyBw) {
   auto body = [&] {
     const uint16_t *w = weights.as<uint16_t>();
     for (int l = 0; l < kLayers; ++l) {
-      rmsNorm(s, DType::bf16, x.get(), res.get(), res.get(), norm.get(), DType::bf16, h.get(),
-              1, kHidden, 1e-5f, 0.0f);
-      linear(h.get(), w, qkv.get(), kHidden, qkvN);
+      normLinear(res.get(), sum.get(), w, qkv.get(), qkvN);
       w += kHidden * qkvN;
       rope(0, kHeads);
       rope(kHidden, kKvHeads);
@@ -482,21 +492,12 @@ void benchDecodeStep(cudaStream_t s, Blas &blas, double copyBw) {
       decodeAttention(s, a);
       linear(attn.get(), w, x.get(), kHidden, kHidden);
       w += kHidden * kHidden;
-      rmsNorm(s, DType::bf16, x.get(), res.get(), res.get(), norm.get(), DType::bf16, h.get(),
-              1, kHidden, 1e-5f, 0.0f);
-      linear(h.get(), w, gu.get(), kHidden, 2 * kInter);
+      normLinear(res.get(), sum.get(), w, gu.get(), 2 * kInter);
       w += kHidden * 2 * kInter;
-      if (gemm == 1) {
-        Blas::LinearArgs a;
-        a.dtype = DType::bf16;
-        a.x = gu.get();
-        a.xUp = gu.as<uint16_t>() + kInter;
-        a.w = w;
-        a.y = x.get();
-        a.m = 1;
-        a.n = kHidden;
-        a.k = kInter;
-        blas.linear(s, a);
+      if (fuse >= 1) {
+        GemvInput in;
+        in.up = gu.as<uint16_t>() + kInter;
+        linear(gu.get(), w, x.get(), kInter, kHidden, in);
       } else {
         swiglu(s, DType::bf16, gu.get(), 2 * kInter, gu.as<uint16_t>() + kInter, 2 * kInter,
                act.get(), kInter, 1, kInter);
@@ -504,9 +505,7 @@ void benchDecodeStep(cudaStream_t s, Blas &blas, double copyBw) {
       }
       w += kInter * kHidden;
     }
-    rmsNorm(s, DType::bf16, x.get(), res.get(), nullptr, norm.get(), DType::bf16, h.get(), 1,
-            kHidden, 1e-5f, 0.0f);
-    linear(h.get(), w, logits.get(), kHidden, kVocab);
+    normLinear(res.get(), nullptr, w, logits.get(), kVocab);
     argmaxRows(s, DType::bf16, logits.get(), 1, kVocab, kVocab, token.as<int64_t>());
   };
   const double bytes = 2.0 * double(perLayer * kLayers + size_t(kHidden * kVocab));
@@ -516,28 +515,23 @@ void benchDecodeStep(cudaStream_t s, Blas &blas, double copyBw) {
               roofMs, bytes / (1 << 20), copyBw);
   struct Variant {
     bool pdl;
-    int gemm;
-    GemvTuning tuning;
+    int fuse;
     const char *name;
   };
-  const Variant variants[] = {{false, 0, {false, 4, false}, "PDL off, SwiGLU kernel"},
-                              {true, 0, {false, 4, false}, "PDL on,  SwiGLU kernel"},
-                              {true, 1, {false, 4, false}, "PDL on,  SwiGLU in down, GEMV A"},
-                              {true, 1, {false, 4, true}, "PDL on,  SwiGLU in down, GEMV B"},
-                              {true, 1, {true, 4, true}, "PDL on,  SwiGLU in down, GEMV C+B"},
-                              {true, 2, {}, "PDL on,  weights [N, K], gemvRows"}};
+  const Variant variants[] = {{false, 0, "PDL off, no fused inputs"},
+                              {true, 0, "PDL on,  no fused inputs"},
+                              {true, 1, "PDL on,  SwiGLU in the down GEMV"},
+                              {true, 2, "PDL on,  SwiGLU and RMSNorms in GEMVs"}};
   for (const Variant &v : variants) {
     setProgrammaticDependentLaunch(v.pdl);
-    setGemvTuning(v.tuning);
-    gemm = v.gemm;
+    fuse = v.fuse;
     body(); // cuBLASLt plans outside the capture
     checkCuda(cudaStreamSynchronize(s), "warm-up");
     const double ms = graphMs(s, body, 15);
-    std::printf("  %-36s %7.3f ms  %6.0f tokens/s  %5.1f%% of roofline\n", v.name, ms, 1e3 / ms,
+    std::printf("  %-38s %7.3f ms  %6.0f tokens/s  %5.1f%% of roofline\n", v.name, ms, 1e3 / ms,
                 100.0 * roofMs / ms);
   }
   setProgrammaticDependentLaunch(true);
-  setGemvTuning(GemvTuning{});
 }
 
 } // namespace
