@@ -266,7 +266,8 @@ void Blas::linear(cudaStream_t stream, const LinearArgs &a) {
   if (choosePath(a) == Path::gemv) {
     if (a.m != 1)
       fail("cuda linear: the GEMV path takes one row, got ", a.m);
-    gemv(stream, a.dtype, a.x, a.w, a.bias, a.y, a.n, a.k, a.act, impl_->gemvScratch, a.input);
+    gemv(stream, a.dtype, a.x, a.w, a.bias, a.y, a.n, a.k, a.act, impl_->gemvScratch, a.input,
+         a.constantWeight);
     return;
   }
   bool separate = false;

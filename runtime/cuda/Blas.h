@@ -49,9 +49,12 @@ struct GemvInput {
 /// parallelism: up to 8 splits are reduced inside a thread-block cluster, more (K > 65536)
 /// through `scratch` (size from gemvScratch). N must be a multiple of 8 and x, W, y, bias
 /// 16-byte aligned (gemvSupported says whether a call qualifies).
+/// With `constantWeight` (W is written by no launch that may still be in flight: weights
+/// uploaded at load) the kernel issues its first weight loads before it waits for the
+/// previous kernel (programmatic dependent launch); otherwise it waits first.
 void gemv(cudaStream_t stream, DType dtype, const void *x, const void *w, const void *bias,
           void *y, int64_t n, int64_t k, Activation act, const SplitScratch &scratch,
-          const GemvInput &input = {});
+          const GemvInput &input = {}, bool constantWeight = false);
 /// True when gemv takes `input` with this x and k (see GemvInput).
 bool gemvInputSupported(const void *x, int64_t k, const GemvInput &input);
 /// The partial floats and counters gemv needs for [k, n] given a scratch of
@@ -93,6 +96,9 @@ public:
     /// A fused input (SwiGLU or RMSNorm of x, see GemvInput): only on the GEMV path
     /// (gemvTakesInput says when).
     GemvInput input;
+    /// W is written by no launch that may still be in flight (weights uploaded at load):
+    /// the GEMV may start loading it before the previous kernel has finished.
+    bool constantWeight = false;
     Path path = Path::automatic; ///< force a path (tests and benchmarks)
   };
   void linear(cudaStream_t stream, const LinearArgs &args);

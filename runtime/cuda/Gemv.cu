@@ -5,9 +5,9 @@
 // chunk of K: 8 threads across the columns load 16 bytes (8 elements) each, so one row
 // segment is a 128-byte line, and 32 threads down K interleave the rows; each thread
 // keeps 8 loads in flight, and issues its first 8 before it stages its chunk of x in
-// shared memory, so the two latencies overlap. With programmatic dependent launch those
-// first loads are issued before the kernel waits for the previous kernel (they read only
-// the weight), so they overlap its tail too. The block sums its 32 row-partials in
+// shared memory, so the two latencies overlap. For a weight uploaded at load
+// (constantWeight) those first loads are issued before the kernel waits for the previous
+// kernel (programmatic dependent launch), so they overlap its tail too. The block sums its 32 row-partials in
 // shared memory. When there are too few column tiles to fill the GPU, K is split over
 // blocks (grid.y). Up to 8 splits, the splits of a column tile form one thread-block
 // cluster (sm_90): each block leaves its 64 sums in shared memory and the cluster's first
@@ -59,17 +59,19 @@ GemvPlan planGemv(int64_t n, int64_t k, size_t availablePartials) {
   GemvPlan p;
   p.tiles = int(ceilDiv(n, kTileCols));
   const int64_t minSplits = ceilDiv(k, kMaxChunk);
+  auto plan = [&](int64_t splits) {
+    splits = std::max(splits, minSplits);
+    const int64_t chunk = ceilDiv(ceilDiv(k, splits), kChunkQuantum) * kChunkQuantum;
+    p.chunk = int(std::min<int64_t>(chunk, kMaxChunk));
+    p.splits = int(ceilDiv(k, p.chunk));
+    p.cluster = p.splits >= kMinClusterSplits && p.splits <= kMaxClusterSplits;
+  };
   // Enough blocks to cover the latency (4 per multiprocessor), chunks of whole rounds.
-  int64_t splits = std::min(ceilDiv(k, kChunkQuantum),
-                            std::max<int64_t>(1, ceilDiv(4LL * multiprocessorCount(), p.tiles)));
-  const bool cluster = splits >= kMinClusterSplits && splits <= kMaxClusterSplits;
-  if (!cluster && splits > 1 && size_t(splits) * size_t(n) > availablePartials)
-    splits = std::max<int64_t>(1, int64_t(availablePartials / size_t(n)));
-  splits = std::max(splits, minSplits);
-  const int64_t chunk = ceilDiv(ceilDiv(k, splits), kChunkQuantum) * kChunkQuantum;
-  p.chunk = int(std::min<int64_t>(chunk, kMaxChunk));
-  p.splits = int(ceilDiv(k, p.chunk));
-  p.cluster = p.splits >= kMinClusterSplits && p.splits <= kMaxClusterSplits;
+  plan(std::min(ceilDiv(k, kChunkQuantum),
+                std::max<int64_t>(1, ceilDiv(4LL * multiprocessorCount(), p.tiles))));
+  // Splits reduced through scratch must fit it (K > 8 * 8192 may still need more).
+  if (!p.cluster && p.splits > 1 && size_t(p.splits) * size_t(n) > availablePartials)
+    plan(std::max<int64_t>(1, int64_t(availablePartials / size_t(n))));
   return p;
 }
 
@@ -118,7 +120,8 @@ template <typename T, bool kCluster>
 __global__ void __launch_bounds__(kThreads)
     gemvKernel(const T *__restrict__ x, GemvInput in, const T *__restrict__ w,
                const T *__restrict__ bias, T *__restrict__ y, int n, int k, int chunk,
-               Activation act, float *__restrict__ partials, unsigned *__restrict__ counters) {
+               Activation act, float *__restrict__ partials, unsigned *__restrict__ counters,
+               bool constantWeight) {
   extern __shared__ float xs[]; // the block's chunk of x, as f32
   __shared__ float red[kRowThreads][kTileCols + 1];
   __shared__ bool isLast;
@@ -141,8 +144,11 @@ __global__ void __launch_bounds__(kThreads)
         raw[u] = Raw8<T>{};
     }
   };
-  loadRound(); // weights only: in flight while the previous kernel finishes and x is staged
+  if (constantWeight)
+    loadRound(); // weights only: in flight while the previous kernel finishes and x is staged
   gridDependencySync();
+  if (!constantWeight)
+    loadRound(); // a weight computed in this call (e.g. a transposed view made contiguous)
 
   __shared__ float normRed[32];
   const float inv = in.rmsNorm ? inverseRms(x, in, k, normRed) : 0.0f;
@@ -255,7 +261,7 @@ bool gemvInputSupported(const void *x, int64_t k, const GemvInput &in) {
 
 void gemv(cudaStream_t stream, DType dtype, const void *x, const void *w, const void *bias,
           void *y, int64_t n, int64_t k, Activation act, const SplitScratch &scratch,
-          const GemvInput &input) {
+          const GemvInput &input, bool constantWeight) {
   if (!gemvSupported(dtype, x, w, bias, y, n, k))
     fail("cuda gemv: unsupported call (", dtypeName(dtype), ", n = ", n, ", k = ", k,
          "; needs f32/f16/bf16, n a multiple of 8 and a 16-byte aligned weight)");
@@ -279,10 +285,11 @@ void gemv(cudaStream_t stream, DType dtype, const void *x, const void *w, const 
     if (p.cluster)
       launchClusterKernel(gemvKernel<scalar_t, true>, grid, dim3(1, unsigned(p.splits)), kThreads,
                           smem, stream, xs, input, ws, bs, ys, int(n), int(k), p.chunk, act,
-                          scratch.partials, scratch.counters);
+                          scratch.partials, scratch.counters, constantWeight);
     else
       launchKernel(gemvKernel<scalar_t, false>, grid, kThreads, smem, stream, xs, input, ws, bs,
-                   ys, int(n), int(k), p.chunk, act, scratch.partials, scratch.counters);
+                   ys, int(n), int(k), p.chunk, act, scratch.partials, scratch.counters,
+                   constantWeight);
   });
   checkLaunch("gemv");
 }

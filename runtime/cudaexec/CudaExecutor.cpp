@@ -153,6 +153,18 @@ void CudaExecutor::markRotaryPairs() {
   }
 }
 
+bool CudaExecutor::isUploadedConstant(const char *p) const {
+  const char *base = static_cast<const char *>(parameters_.get());
+  if (base && p >= base && p < base + parameters_.bytes())
+    return true;
+  for (const auto &[id, buf] : convWeights_) {
+    const char *b = static_cast<const char *>(buf.get());
+    if (p >= b && p < b + buf.bytes())
+      return true;
+  }
+  return false;
+}
+
 CudaExecutor::~CudaExecutor() {
   cudaStreamSynchronize(ctx_.stream());
   for (auto &[sig, graph] : graphs_)

@@ -56,6 +56,11 @@ public:
   void synchronize() const;
   bool graphsEnabled() const { return graphs_; }
   void setGraphsEnabled(bool on) { graphs_ = on; }
+  /// The batch-1 fused launches of the executors (RMSNorm or SwiGLU into the next GEMV,
+  /// q and k rotary in one launch; docs/cuda-runtime.md). On by default; off for
+  /// comparisons (mmrun --no-fused-launches): the results are the same either way.
+  bool fusedLaunchesEnabled() const { return fused_; }
+  void setFusedLaunchesEnabled(bool on) { fused_ = on; }
 
 private:
   cudaStream_t stream_ = nullptr;
@@ -63,6 +68,7 @@ private:
   DeviceBuffer partials_, counters_;
   cuda::SplitScratch scratch_;
   bool graphs_ = true;
+  bool fused_ = true;
 };
 
 /// Throws Error unless `fn` was compiled with `mmc compile --target cuda` (its ops carry a
@@ -143,6 +149,9 @@ private:
   void prepareConvWeights();
   void markInputsFeedingLinear();
   void markRotaryPairs();
+  /// True when `p` points into the weights and constants uploaded at load (never written
+  /// by a launch), so that a GEMV may read it before the previous kernel has finished.
+  bool isUploadedConstant(const char *p) const;
   std::vector<Value> bindInputs(const std::vector<RunInput> &inputs, DeviceKvCache *cache);
   void runHostOp(size_t index, std::vector<Value> &values);
   void runDeviceOp(size_t index, std::vector<Value> &values, DeviceKvCache *cache);
@@ -170,23 +179,20 @@ private:
   /// input (an mm.swiglu or RMSNorm there may be fused into the linear's GEMV).
   std::vector<bool> feedsNextLinear_;
   /// The input left by the previous op to this call's next mm.linear: the previous op's
-  /// result tensor (UINT32_MAX when none), the x pointer and the fused input.
+  /// result tensor (UINT32_MAX when none), the x pointer, the fused input and the arena
+  /// blocks it reads (retained until the linear has allocated its result: the plan's
+  /// liveness releases them after the previous op).
   struct FusedInput {
     uint32_t tensor = UINT32_MAX;
     const char *x = nullptr;
     cuda::GemvInput input;
+    std::vector<void *> blocks;
   } fusedInput_;
   /// per op: an mm.rotary followed by another on the device with the same cos/sin (the
   /// query and key rotations of a layer; one launch may serve both: rotateWithNext)
   std::vector<bool> rotaryPairsWithNext_;
   /// The op whose results an earlier op's launch already produced in this call (skipped).
   size_t doneByPrevious_ = SIZE_MAX;
-  /// The mm.swiglu left to the next mm.linear in this call: its result tensor and the
-  /// gate and up pointers (tensor = UINT32_MAX when none).
-  struct FusedSwiglu {
-    uint32_t tensor = UINT32_MAX;
-    const char *gate = nullptr, *up = nullptr;
-  } fusedSwiglu_;
   std::vector<int> partnerSlot_;              ///< per KV slot: the other slot of its layer
   std::vector<Value> kvPending_;              ///< per KV slot: entries not yet appended
   DeviceBuffer parameters_;                   ///< weights and constants

@@ -13,7 +13,8 @@ namespace mm::rt::cudaexec {
 
 using namespace generation;
 
-CudaGenerator::CudaGenerator(std::shared_ptr<const Plan> plan, bool cudaGraphs)
+CudaGenerator::CudaGenerator(std::shared_ptr<const Plan> plan, bool cudaGraphs,
+                             bool fusedLaunches)
     : plan_(std::move(plan)) {
   requireGenerationInfo(*plan_);
   const GenerationInfo &g = plan_->generation();
@@ -22,6 +23,7 @@ CudaGenerator::CudaGenerator(std::shared_ptr<const Plan> plan, bool cudaGraphs)
       requireCudaPlacement(*plan_, plan_->function(*f));
   ctx_ = std::make_unique<CudaContext>();
   ctx_->setGraphsEnabled(cudaGraphs);
+  ctx_->setFusedLaunchesEnabled(fusedLaunches);
   if (!g.visionFunction.empty())
     vision_ = std::make_unique<CudaExecutor>(plan_, g.visionFunction, *ctx_);
   embed_ = std::make_unique<CudaExecutor>(plan_, g.embedFunction, *ctx_);

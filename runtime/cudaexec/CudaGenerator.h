@@ -22,7 +22,9 @@ class CudaGenerator {
 public:
   /// Creates the device context and executors (uploading the weights); throws Error if the
   /// plan has no generation metadata, was not compiled for CUDA, or does not fit.
-  explicit CudaGenerator(std::shared_ptr<const Plan> plan, bool cudaGraphs = true);
+  /// cudaGraphs and fusedLaunches set the context's switches (CudaContext).
+  explicit CudaGenerator(std::shared_ptr<const Plan> plan, bool cudaGraphs = true,
+                         bool fusedLaunches = true);
   ~CudaGenerator();
 
   /// As Generator::generate; the result's tensors are host copies.

@@ -103,17 +103,23 @@ void CudaExecutor::OpRecorder::linear() {
   shape.back() = a.n;
   a.x = x.dev;
   a.w = w.dev;
-  if (ex_.fusedInput_.tensor == op().inputs[0]) { // the input left by the previous op
+  const bool fused = ex_.fusedInput_.tensor == op().inputs[0];
+  if (fused) { // the input left by the previous op
     a.x = ex_.fusedInput_.x;
     a.input = ex_.fusedInput_.input;
+  }
+  a.constantWeight = ex_.isUploadedConstant(w.dev);
+  a.y = result(0, shape, x.dtype).dev;
+  if (fused) { // y is allocated: the blocks the fused input reads may be reused from here on
+    for (void *b : ex_.fusedInput_.blocks)
+      ex_.drop(b);
     ex_.fusedInput_ = {};
   }
-  a.y = result(0, shape, x.dtype).dev;
   cuda::Blas *blas = &ex_.ctx_.blas();
   record([=](cudaStream_t s) { blas->linear(s, a); });
   const cuda::GemvInput &in = a.input;
   sign(index_, a.dtype, a.x, in.up, in.rmsNorm, in.residual, in.scale, in.scaleF32, in.eps,
-       in.scaleOffset, in.sumOut, a.w, a.bias, a.y, a.m, a.n, a.k, a.act);
+       in.scaleOffset, in.sumOut, a.w, a.constantWeight, a.bias, a.y, a.m, a.n, a.k, a.act);
 }
 
 void CudaExecutor::OpRecorder::matmul() {
@@ -189,7 +195,9 @@ void CudaExecutor::OpRecorder::rmsNorm() {
   fused.eps = eps;
   fused.scaleOffset = offset;
   fused.sumOut = sum;
-  if ((st == dt || st == DType::f32) && leaveToNextLinear(dt, rows, cols, px, fused))
+  if ((st == dt || st == DType::f32) &&
+      leaveToNextLinear(dt, rows, cols, px, fused,
+                        {x.block, residual ? in(1).block : nullptr, scale.block}))
     return; // the next op's GEMV normalises its input itself; y stays unwritten
   record([=](cudaStream_t s) { cuda::rmsNorm(s, dt, px, res, sum, pscale, st, y, rows, cols, eps, offset); });
   sign(index_, dt, px, res, sum, pscale, st, y, rows, cols, eps, offset);
@@ -282,8 +290,9 @@ void CudaExecutor::OpRecorder::rotary() {
 }
 
 bool CudaExecutor::OpRecorder::leaveToNextLinear(DType dtype, int64_t rows, int64_t cols,
-                                                 const char *x, const cuda::GemvInput &input) {
-  if (!ex_.feedsNextLinear_[index_] || rows != 1)
+                                                 const char *x, const cuda::GemvInput &input,
+                                                 std::vector<void *> blocks) {
+  if (!ex_.ctx_.fusedLaunchesEnabled() || !ex_.feedsNextLinear_[index_] || rows != 1)
     return false;
   const OpInfo &next = ex_.fn_->ops[index_ + 1];
   const Value &w = values_[next.inputs[1]];
@@ -301,12 +310,14 @@ bool CudaExecutor::OpRecorder::leaveToNextLinear(DType dtype, int64_t rows, int6
   a.n = w.shape[1];
   if (!ex_.ctx_.blas().gemvTakesInput(a))
     return false;
-  ex_.fusedInput_ = {op().outputs[0], x, input};
+  for (void *b : blocks)
+    ex_.retain(b);
+  ex_.fusedInput_ = {op().outputs[0], x, input, std::move(blocks)};
   return true;
 }
 
 bool CudaExecutor::OpRecorder::rotateWithNext(cuda::RotaryArgs a) {
-  if (!ex_.rotaryPairsWithNext_[index_])
+  if (!ex_.ctx_.fusedLaunchesEnabled() || !ex_.rotaryPairsWithNext_[index_])
     return false;
   const OpInfo &next = ex_.fn_->ops[index_ + 1];
   const Value &k = values_[next.inputs[0]];
@@ -323,6 +334,18 @@ bool CudaExecutor::OpRecorder::rotateWithNext(cuda::RotaryArgs a) {
       k.dev != static_cast<const char *>(a.x) + a.heads * a.xStrideH * int64_t(es))
     return false;
   const int64_t hq = a.heads, hk = k.shape[1], s = a.seq, d = a.headDim;
+  auto declared = [&](uint32_t id, const Shape &shape) { // the plan's shape, dynamic dims any
+    const TensorInfo &t = ex_.fn_->tensors[id];
+    if (t.shape.size() != shape.size())
+      return false;
+    for (size_t i = 0; i < shape.size(); ++i)
+      if (t.shape[i] >= 0 && t.shape[i] != shape[i])
+        return false;
+    return true;
+  };
+  if (!declared(op().outputs[0], {a.batch, hq, s, d}) ||
+      !declared(next.outputs[0], {a.batch, hk, s, d}))
+    return false; // the unfused launches report the mismatch
   a.heads = hq + hk;
   a.yStrideB = a.heads * s * d;
   a.yStrideH = s * d;
@@ -364,7 +387,7 @@ void CudaExecutor::OpRecorder::swiglu() {
   char *y = result(0, gate.shape, dt).dev;
   cuda::GemvInput fused;
   fused.up = pu;
-  if (leaveToNextLinear(dt, g.rows, g.cols, pg, fused))
+  if (leaveToNextLinear(dt, g.rows, g.cols, pg, fused, {gate.block, up.block}))
     return; // the next op's GEMV forms silu(gate) * up itself; y stays unwritten
   record([=](cudaStream_t s) {
     cuda::swiglu(s, dt, pg, g.rowStride, pu, u.rowStride, y, g.cols, g.rows, g.cols);

@@ -73,8 +73,10 @@ private:
   /// mm.linear whose GEMV can form that input itself from x [cols] and `input`
   /// (Blas::gemvTakesInput): notes it in the executor (fusedInput_) and returns true, so
   /// that the op records no launch; its result 0 stays unwritten.
+  /// `blocks` are the arena blocks of the values x and input point into; they are
+  /// retained until the linear has allocated its result.
   bool leaveToNextLinear(DType dtype, int64_t rows, int64_t cols, const char *x,
-                         const cuda::GemvInput &input);
+                         const cuda::GemvInput &input, std::vector<void *> blocks);
   /// For an mm.rotary whose next op rotates heads that follow this op's heads in the same
   /// buffer with the same strides and tables (a layer's q and k in the merged QKV output):
   /// records one launch over both into one new buffer, sets both ops' results as views

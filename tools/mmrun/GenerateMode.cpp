@@ -72,6 +72,7 @@ void report(const GenerationResult &r, const GenerateOptions &o, double deviceMi
     if (cuda) {
       j["memory"]["peak_device_mib"] = deviceMiB;
       j["cuda_graphs"] = o.cudaGraphs;
+      j["fused_launches"] = o.fusedLaunches;
       j["launches"] = graphStats;
     }
     os << j.dump(1) << "\n";
@@ -130,7 +131,7 @@ int runGenerateCuda(std::shared_ptr<const Plan> plan, const GenerateOptions &o,
                     const std::vector<int64_t> &ids, llvm::raw_ostream &os) {
   if (o.profile)
     fail("--profile times ops on the CPU backend only; with --device cuda use nsys or ncu");
-  cudaexec::CudaGenerator gen(plan, o.cudaGraphs);
+  cudaexec::CudaGenerator gen(plan, o.cudaGraphs, o.fusedLaunches);
   GenerationResult r = generateWith(gen, o, ids);
   auto statsOf = [](cudaexec::CudaExecutor &e) {
     const cudaexec::LaunchStats &s = e.stats();

@@ -180,6 +180,7 @@ int runGraph(std::shared_ptr<const Plan> plan, const GraphOptions &o, llvm::raw_
     cudaexec::requireCudaPlacement(*plan, fn);
     ctx = std::make_unique<cudaexec::CudaContext>();
     ctx->setGraphsEnabled(o.cudaGraphs);
+    ctx->setFusedLaunchesEnabled(o.fusedLaunches);
     dev = std::make_unique<cudaexec::CudaExecutor>(plan, fn.name, *ctx);
     outputs = timedRuns(o, [&] { return dev->runToHost(inputs); }, firstMs, totalMs);
     arenaBytes = dev->arenaBytes();

@@ -42,6 +42,7 @@ struct GraphOptions {
   bool print = false; ///< print output values
   std::string device = "cpu";
   bool cudaGraphs = true;
+  bool fusedLaunches = true; ///< --device cuda: CudaContext::setFusedLaunchesEnabled
 };
 
 /// Runs one function on files; writes/compares its outputs. Returns the exit status
@@ -55,6 +56,7 @@ struct GenerateOptions {
   bool json = false, profile = false;
   std::string device = "cpu";
   bool cudaGraphs = true;
+  bool fusedLaunches = true; ///< --device cuda: CudaContext::setFusedLaunchesEnabled
 };
 
 /// Multimodal generation; prints tokens and timings. Returns 0; throws Error.

@@ -29,6 +29,10 @@ static cl::opt<std::string> planPath(cl::Positional, cl::Required, cl::desc("<pl
 static cl::opt<std::string> device("device", cl::init("cpu"), cl::desc("cpu or cuda"));
 static cl::opt<bool> noCudaGraphs("no-cuda-graphs",
                                   cl::desc("With --device cuda: launch every kernel, capture no CUDA graph"));
+static cl::opt<bool> noFusedLaunches(
+    "no-fused-launches",
+    cl::desc("With --device cuda: no RMSNorm/SwiGLU fused into the next GEMV and no merged "
+             "q/k rotary launch (for comparisons; the results are the same)"));
 static cl::opt<bool> info("info", cl::desc("Print the plan's functions, signatures and metadata"));
 static cl::opt<bool> json("json", cl::desc("Print results and timings as JSON"));
 static cl::opt<bool> profile("profile", cl::desc("Print time per op kind"));
@@ -84,6 +88,8 @@ int main(int argc, char **argv) {
     mmrun::checkDevice(device);
     if (noCudaGraphs && device != "cuda")
       mm::rt::fail("--no-cuda-graphs applies to --device cuda only");
+    if (noFusedLaunches && device != "cuda")
+      mm::rt::fail("--no-fused-launches applies to --device cuda only");
     auto plan = mm::rt::Plan::load(planPath);
     if (info)
       return mmrun::printInfo(*plan, llvm::outs());
@@ -106,6 +112,7 @@ int main(int argc, char **argv) {
       o.print = printValues;
       o.device = device;
       o.cudaGraphs = !noCudaGraphs;
+      o.fusedLaunches = !noFusedLaunches;
       return mmrun::runGraph(plan, o, llvm::outs());
     }
     if (inputIds.empty())
@@ -122,6 +129,7 @@ int main(int argc, char **argv) {
     o.profile = profile;
     o.device = device;
     o.cudaGraphs = !noCudaGraphs;
+    o.fusedLaunches = !noFusedLaunches;
     return mmrun::runGenerate(plan, o, llvm::outs());
   } catch (const std::exception &e) {
     llvm::outs().flush();

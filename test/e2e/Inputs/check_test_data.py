@@ -5,6 +5,7 @@ Models with reference/generation.json are also checked end to end (check_generat
 with image features and prefill logits).
 
 usage: check_test_data.py MMC MMRUN MODELS WORK_DIR [--device cpu|cuda] [--no-cuda-graphs]
+                          [--no-fused-launches]
 With --device cuda the plans are compiled with --target cuda and run with --device cuda.
 Prints one PASS/FAIL line per check; exits 1 on any failure.
 """
@@ -22,11 +23,13 @@ ap.add_argument("models")
 ap.add_argument("work")
 ap.add_argument("--device", default="cpu")
 ap.add_argument("--no-cuda-graphs", action="store_true")
+ap.add_argument("--no-fused-launches", action="store_true")
 args = ap.parse_args()
 mmc, mmrun, models, work = args.mmc, args.mmrun, args.models, args.work
 os.makedirs(work, exist_ok=True)
 target = ["--target", "cuda"] if args.device == "cuda" else []
-device = ["--device", args.device] + (["--no-cuda-graphs"] if args.no_cuda_graphs else [])
+device = ["--device", args.device] + (["--no-cuda-graphs"] if args.no_cuda_graphs else []) + \
+    (["--no-fused-launches"] if args.no_fused_launches else [])
 ok = True
 count = 0
 for model in sorted(glob.glob(os.path.join(models, "*", "onnx"))):

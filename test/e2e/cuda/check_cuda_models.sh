@@ -2,7 +2,8 @@
 # The CUDA acceptance checks of issue 7 on the small models (run on a machine with a GPU;
 # test/e2e/cuda-models.test runs it from lit when one is present):
 #   1. f32 plans (--target cuda): every graph's test data within atol 1e-4 / rtol 1e-3 and
-#      the reference greedy tokens exactly, with CUDA graphs and with --no-cuda-graphs;
+#      the reference greedy tokens exactly, with CUDA graphs, with --no-cuda-graphs and with
+#      --no-fused-launches;
 #   2. bf16 plans: image features within 2e-2 of max |reference| (relative error; bf16 has
 #      an 8-bit significand, eps 3.9e-3, so about 5 eps), tokens reported;
 #   3. compute-sanitizer memcheck and racecheck on a generation and on a ViT graph (when
@@ -21,6 +22,9 @@ python3 "$inputs/check_test_data.py" "$mmc" "$mmrun" "$models" "$work/f32" --dev
 echo "== f32, --no-cuda-graphs"
 python3 "$inputs/check_test_data.py" "$mmc" "$mmrun" "$models" "$work/f32-nographs" --device cuda \
   --no-cuda-graphs || status=1
+echo "== f32, --no-fused-launches"
+python3 "$inputs/check_test_data.py" "$mmc" "$mmrun" "$models" "$work/f32-nofused" --device cuda \
+  --no-fused-launches || status=1
 
 for m in tiny-llava-ts tiny-llava-dynamo; do
   echo "== bf16 $m"

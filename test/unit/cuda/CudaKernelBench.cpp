@@ -132,6 +132,7 @@ void benchGemv(cudaStream_t s, Blas &blas, double copyBw) {
       a.n = sh.n;
       a.k = sh.k;
       a.path = p == 0 ? Blas::Path::cublasLt : Blas::Path::gemv;
+      a.constantWeight = true;
       a.w = w.get();
       blas.linear(s, a); // plan (heuristic) outside the capture
       checkCuda(cudaStreamSynchronize(s), "warm-up");
@@ -193,6 +194,7 @@ void benchDecodeGemms(cudaStream_t s, Blas &blas, double copyBw) {
         a.n = w.n;
         a.k = w.k;
         a.path = path;
+        a.constantWeight = true;
         blas.linear(s, a);
         off += size_t(w.k * w.n);
       }
@@ -204,6 +206,31 @@ void benchDecodeGemms(cudaStream_t s, Blas &blas, double copyBw) {
                 path == Blas::Path::automatic ? "auto" : "cuBLASLt", ms, roofMs,
                 100.0 * roofMs / ms);
   }
+}
+
+/// Decode attention arguments for llava-1b's heads (bf16, 32/4 heads, head dim 64, batch
+/// 1): q rows `qStrideB` apart, out [32 * 64], scale 1/8.
+DecodeAttentionArgs llavaDecodeArgs(const void *q, int64_t qStrideB, void *out,
+                                    const KvCacheView &cache, const int32_t *lens,
+                                    int maxSplits, const SplitScratch &scratch) {
+  DecodeAttentionArgs a;
+  a.dtype = DType::bf16;
+  a.batch = 1;
+  a.qHeads = kHeads;
+  a.kvHeads = kKvHeads;
+  a.headDim = kHeadDim;
+  a.q = q;
+  a.qStrideB = qStrideB;
+  a.qStrideH = kHeadDim;
+  a.out = out;
+  a.outStrideB = kHeads * kHeadDim;
+  a.outStrideH = kHeadDim;
+  a.cache = cache;
+  a.lens = lens;
+  a.scale = 0.125f;
+  a.maxSplits = maxSplits;
+  a.scratch = scratch;
+  return a;
 }
 
 void benchDecodeAttention(cudaStream_t s, double copyBw) {
@@ -229,26 +256,13 @@ void benchDecodeAttention(cudaStream_t s, double copyBw) {
     cudaGraphExec_t exec = nullptr;
     checkCuda(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), "begin capture");
     for (int l = 0; l < kLayers; ++l) {
-      DecodeAttentionArgs a;
-      a.dtype = DType::bf16;
-      a.batch = 1;
-      a.qHeads = kHeads;
-      a.kvHeads = kKvHeads;
-      a.headDim = kHeadDim;
-      a.q = q.get();
-      a.qStrideB = kHeads * kHeadDim;
-      a.qStrideH = kHeadDim;
-      a.out = out.get();
-      a.outStrideB = kHeads * kHeadDim;
-      a.outStrideH = kHeadDim;
-      a.cache = {k.as<uint16_t>() + l * perLayer, v.as<uint16_t>() + l * perLayer, 1, kKvHeads,
-                 cap, kHeadDim};
-      a.lens = lens.as<int32_t>();
-      a.scale = 0.125f;
-      a.maxSplits = splits;
+      DecodeAttentionArgs a = llavaDecodeArgs(
+          q.get(), kHeads * kHeadDim, out.get(),
+          {k.as<uint16_t>() + l * perLayer, v.as<uint16_t>() + l * perLayer, 1, kKvHeads, cap,
+           kHeadDim},
+          lens.as<int32_t>(), splits,
+          {partials.as<float>(), need.partialFloats, counters.as<unsigned>(), need.counterCount});
       a.headsPerBlock = variant == 0 ? 0 : variant == 1 ? 1 : 8;
-      a.scratch = {partials.as<float>(), need.partialFloats, counters.as<unsigned>(),
-                   need.counterCount};
       decodeAttention(s, a);
     }
     checkCuda(cudaStreamEndCapture(s, &graph), "end capture");
@@ -423,6 +437,7 @@ void benchDecodeStep(cudaStream_t s, Blas &blas, double copyBw) {
     a.n = n;
     a.k = k;
     a.input = input;
+    a.constantWeight = true;
     blas.linear(s, a);
   };
   // add + RMSNorm of x and res into h, then h W; with fuse = 2 one GEMV does both.
@@ -470,25 +485,10 @@ void benchDecodeStep(cudaStream_t s, Blas &blas, double copyBw) {
       kvCacheAppend(s, DType::bf16, cache, qkv.as<uint16_t>() + kHidden,
                     qkv.as<uint16_t>() + kHidden + kKvHeads * kHeadDim, 1, qkvN, kHeadDim, qkvN,
                     lens.as<int32_t>(), nullptr);
-      DecodeAttentionArgs a;
-      a.dtype = DType::bf16;
-      a.batch = 1;
-      a.qHeads = kHeads;
-      a.kvHeads = kKvHeads;
-      a.headDim = kHeadDim;
-      a.q = qkv.get();
-      a.qStrideB = qkvN;
-      a.qStrideH = kHeadDim;
-      a.out = attn.get();
-      a.outStrideB = kHidden;
-      a.outStrideH = kHeadDim;
-      a.cache = cache;
-      a.lens = lens.as<int32_t>();
+      DecodeAttentionArgs a = llavaDecodeArgs(
+          qkv.get(), qkvN, attn.get(), cache, lens.as<int32_t>(), splits,
+          {partials.as<float>(), need.partialFloats, counters.as<unsigned>(), need.counterCount});
       a.lenOffset = 1;
-      a.scale = 0.125f;
-      a.maxSplits = splits;
-      a.scratch = {partials.as<float>(), need.partialFloats, counters.as<unsigned>(),
-                   need.counterCount};
       decodeAttention(s, a);
       linear(attn.get(), w, x.get(), kHidden, kHidden);
       w += kHidden * kHidden;
