@@ -56,6 +56,8 @@ public:
     plan_.formatVersion_ = fb.format_version();
     plan_.producer_ = str(fb.producer());
     plan_.target_ = str(fb.target());
+    if (plan_.target_ != "cpu" && plan_.target_ != "cuda")
+      bad("Plan.target '", plan_.target_, "' is not a target this runtime knows (cpu or cuda)");
     plan_.computeDType_ = dtype(fb.compute_dtype(), "Plan.compute_dtype");
     plan_.blobSize_ = blobSize_;
     if (fb.blob_size() != blobSize_)

@@ -131,6 +131,17 @@ TEST(PlanLoader, TensorIdOutOfRange) {
   EXPECT_NE(err.find("out of range"), std::string::npos) << err;
 }
 
+TEST(PlanLoader, UnknownTarget) {
+  TPlan p = addPlan();
+  p.target = "tpu";
+  const std::string err = loadError(buildPlanBytes(p));
+  EXPECT_NE(err.find("Plan.target 'tpu' is not a target this runtime knows (cpu or cuda)"),
+            std::string::npos)
+      << err;
+  p.target = "cuda";
+  EXPECT_EQ(loadError(buildPlanBytes(p)), "");
+}
+
 TEST(PlanLoader, UnknownDTypeAndKind) {
   TPlan p = addPlan();
   p.functions[0].tensors[3].dtype = static_cast<rt::DType>(42);

@@ -93,7 +93,7 @@ std::string buildPlanBytes(const TPlan &p) {
   auto fv = fbb.CreateVector(functions);
   auto wv = fbb.CreateVector(weights);
   auto producer = fbb.CreateString("test");
-  auto target = fbb.CreateString("cpu");
+  auto target = fbb.CreateString(p.target);
   uint32_t bufferVersion = p.bufferVersion ? p.bufferVersion : plan::kPlanFormatVersion;
   auto root = fb::CreatePlan(fbb, bufferVersion, producer, target, fb::DType::f32, fv, wv,
                              plan::kWeightAlignment, blob.size(), gen);

@@ -65,6 +65,7 @@ struct TPlan {
   /// Added to every weight offset (to make them point past the blob).
   uint64_t weightOffsetShift = 0;
   bool generation = false;
+  std::string target = "cpu";
   std::string vision, embed, decoder;
   int64_t imageTokenId = -1;
   std::vector<int64_t> eos;
