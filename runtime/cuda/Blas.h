@@ -5,10 +5,11 @@
 //   matmul:  C[b] = A[b] B[b], A [M, K], B [K, N], C [M, N], batch strides 0 = broadcast
 // GEMMs go through cuBLASLt with the bias, GELU (tanh form) and ReLU epilogues it offers;
 // other activations run as one extra elementwise launch (on the GEMM's rounded output,
-// as PyTorch does). For M = 1 and narrow N (batch-1 decode K/V projections) an own
-// bandwidth-bound GEMV kernel (16-byte loads, split-K with the last block reducing) is
-// used instead; measured on the H200, cuBLASLt is as fast or faster for wider N (see
-// Blas::choosePath and the numbers in runtime/cuda/README.md).
+// as PyTorch does). For M = 1 (batch-1 decode) an own bandwidth-bound GEMV kernel
+// (16-byte loads, split-K reduced in a thread-block cluster or through scratch, optional
+// fused SwiGLU or RMSNorm input) is used instead: for every N with programmatic dependent
+// launch (its weight loads overlap the previous kernel), for narrow N only without it
+// (see Blas::choosePath and the numbers in runtime/cuda/README.md).
 //
 // f32 runs in true f32 (CUBLAS_COMPUTE_32F, no TF32), so f32 results match a CPU
 // reference to rounding.
