@@ -37,6 +37,18 @@ int64_t normalizeAxis(const std::string &op, int64_t axis, int64_t rank) {
   return axis < 0 ? axis + rank : axis;
 }
 
+std::vector<bool> axisMask(const std::string &op, const std::vector<int64_t> &axes,
+                           int64_t rank) {
+  std::vector<bool> mask(static_cast<size_t>(rank), false);
+  for (int64_t a : axes) {
+    const int64_t n = normalizeAxis(op, a, rank);
+    if (mask[n])
+      fail(op, ": axis ", a, " repeated");
+    mask[n] = true;
+  }
+  return mask;
+}
+
 std::vector<int64_t> readInts(const std::string &op, const char *what, const Tensor &t) {
   std::vector<int64_t> out(static_cast<size_t>(t.numel()));
   dispatch<kIntTypes>(

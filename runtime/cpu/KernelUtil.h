@@ -143,6 +143,10 @@ void checkOutputDType(KernelContext &ctx, size_t i, DType expected);
 
 /// Maps a possibly negative axis into [0, rank); throws when out of range.
 int64_t normalizeAxis(const std::string &op, int64_t axis, int64_t rank);
+/// Marks each of `axes` (normalised) in a mask of `rank` entries; throws when an axis is
+/// out of range or repeated.
+std::vector<bool> axisMask(const std::string &op, const std::vector<int64_t> &axes,
+                           int64_t rank);
 
 /// Reads an integer tensor of any integer dtype as int64 values.
 std::vector<int64_t> readInts(const std::string &op, const char *what, const Tensor &t);

@@ -29,13 +29,8 @@ struct ReducePlan {
 ReducePlan planReduce(const std::string &op, const Shape &in, const std::vector<int64_t> &axesAttr,
                       bool keepdims) {
   int64_t rank = static_cast<int64_t>(in.size());
-  std::vector<bool> reduced(in.size(), axesAttr.empty());
-  for (int64_t a : axesAttr) {
-    int64_t n = normalizeAxis(op, a, rank);
-    if (reduced[n])
-      fail(op, ": axis ", a, " repeated");
-    reduced[n] = true;
-  }
+  const std::vector<bool> reduced =
+      axesAttr.empty() ? std::vector<bool>(in.size(), true) : axisMask(op, axesAttr, rank);
   ReducePlan p;
   std::vector<int64_t> strides = contiguousStrides(in);
   for (int64_t d = 0; d < rank; ++d) {

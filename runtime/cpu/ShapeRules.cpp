@@ -55,14 +55,8 @@ Shape squeezeShape(const std::string &op, const Shape &in, const std::vector<int
 }
 
 Shape unsqueezeShape(const std::string &op, const Shape &in, const std::vector<int64_t> &axes) {
-  int64_t rank = static_cast<int64_t>(in.size() + axes.size());
-  std::vector<bool> inserted(static_cast<size_t>(rank), false);
-  for (int64_t a : axes) {
-    int64_t n = normalizeAxis(op, a, rank);
-    if (inserted[n])
-      fail(op, ": axis ", a, " repeated");
-    inserted[n] = true;
-  }
+  const int64_t rank = static_cast<int64_t>(in.size() + axes.size());
+  const std::vector<bool> inserted = axisMask(op, axes, rank);
   Shape shape;
   size_t next = 0;
   for (int64_t d = 0; d < rank; ++d)
@@ -107,12 +101,9 @@ ViewSpec sliceView(const std::string &op, const Shape &in, const std::vector<int
   int64_t rank = static_cast<int64_t>(in.size());
   std::vector<int64_t> inStrides = contiguousStrides(in);
   ViewSpec v{in, inStrides, 0};
-  std::vector<bool> seen(in.size(), false);
+  axisMask(op, axes, rank); // each axis at most once
   for (size_t i = 0; i < starts.size(); ++i) {
     int64_t a = normalizeAxis(op, axes[i], rank);
-    if (seen[a])
-      fail(op, ": axis ", axes[i], " repeated");
-    seen[a] = true;
     int64_t dim = in[a], step = steps[i];
     if (step == 0)
       fail(op, ": step 0 on axis ", axes[i]);
