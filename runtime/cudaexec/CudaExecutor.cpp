@@ -155,14 +155,7 @@ void CudaExecutor::markRotaryPairs() {
 
 bool CudaExecutor::isUploadedConstant(const char *p) const {
   const char *base = static_cast<const char *>(parameters_.get());
-  if (base && p >= base && p < base + parameters_.bytes())
-    return true;
-  for (const auto &[id, buf] : convWeights_) {
-    const char *b = static_cast<const char *>(buf.get());
-    if (p >= b && p < b + buf.bytes())
-      return true;
-  }
-  return false;
+  return base && p >= base && p < base + parameters_.bytes();
 }
 
 CudaExecutor::~CudaExecutor() {

@@ -156,9 +156,7 @@ GenerationResult CudaGenerator::generate(const Tensor *pixelValues,
     features = vision_->run({{*pixelValues, false}})[0];
     ctx_->synchronize();
     r.visionMs = msSince(start);
-    if (features.shape.size() < 2)
-      fail("vision encoder returned ", shapeString(features.shape), "; expected [1, N, hidden]");
-    r.imageFeatureCount = features.numel() / features.shape.back();
+    r.imageFeatureCount = imageFeatureCount(features.shape);
   }
   checkImageTokenCount(g, imageTokens, r.imageFeatureCount);
 
@@ -167,9 +165,7 @@ GenerationResult CudaGenerator::generate(const Tensor *pixelValues,
   cudaStream_t s = ctx_->stream();
   if (r.imageFeatureCount > 0) {
     const int64_t hidden = embeds.shape[2];
-    if (features.dtype != embeds.dtype || features.shape.back() != hidden)
-      fail("image features ", dtypeName(features.dtype), " ", shapeString(features.shape),
-           " do not match the token embeddings ", dtypeName(embeds.dtype), " ", shapeString(embeds.shape));
+    checkFeaturesMatchEmbeddings(features.dtype, features.shape, embeds.dtype, embeds.shape);
     ids_.reserve(inputIds.size() * sizeof(int64_t), "prompt ids");
     cuda::checkCuda(cudaMemcpyAsync(ids_.get(), inputIds.data(), inputIds.size() * sizeof(int64_t),
                                     cudaMemcpyHostToDevice, s),
@@ -206,8 +202,7 @@ GenerationResult CudaGenerator::generate(const Tensor *pixelValues,
   }
   r.tokens.push_back(token);
   decode(r, options.maxNewTokens);
-  if (r.tokens.size() > 1 && r.decodeMs > 0)
-    r.decodeTokensPerSecond = static_cast<double>(r.tokens.size() - 1) * 1000.0 / r.decodeMs;
+  setDecodeRate(r);
   return r;
 }
 

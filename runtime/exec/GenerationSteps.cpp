@@ -77,6 +77,24 @@ void checkImageTokenCount(const GenerationInfo &g, size_t imageTokens, int64_t f
          ") but the image gives ", features, " image features");
 }
 
+int64_t imageFeatureCount(const Shape &features) {
+  if (features.size() < 2)
+    fail("vision encoder returned ", shapeString(features), "; expected [1, N, hidden]");
+  return numElements(features) / features.back();
+}
+
+void checkFeaturesMatchEmbeddings(DType featureType, const Shape &features, DType embedType,
+                                  const Shape &embeds) {
+  if (featureType != embedType || features.back() != embeds.back())
+    fail("image features ", dtypeName(featureType), " ", shapeString(features),
+         " do not match the token embeddings ", dtypeName(embedType), " ", shapeString(embeds));
+}
+
+void setDecodeRate(GenerationResult &r) {
+  if (r.tokens.size() > 1 && r.decodeMs > 0)
+    r.decodeTokensPerSecond = static_cast<double>(r.tokens.size() - 1) * 1000.0 / r.decodeMs;
+}
+
 bool isEos(const GenerationInfo &g, int64_t token) {
   return std::find(g.eosTokenIds.begin(), g.eosTokenIds.end(), token) != g.eosTokenIds.end();
 }

@@ -7,6 +7,7 @@
 #ifndef MM_RUNTIME_EXEC_GENERATIONSTEPS_H
 #define MM_RUNTIME_EXEC_GENERATIONSTEPS_H
 
+#include "runtime/exec/Generator.h"
 #include "runtime/plan/Plan.h"
 
 #include <chrono>
@@ -39,6 +40,15 @@ std::vector<size_t> imageTokenPositions(const GenerationInfo &g, const std::vect
 void checkImageTokenCount(const GenerationInfo &g, size_t imageTokens, int64_t features);
 /// Whether `token` is one of the model's EOS tokens.
 bool isEos(const GenerationInfo &g, int64_t token);
+/// The number of image features (rows) in the vision encoder's result [1, N, hidden];
+/// throws Error naming the shape when its rank is below 2.
+int64_t imageFeatureCount(const Shape &features);
+/// Throws Error unless the image features can be spliced into the token embeddings [1, S,
+/// hidden] (same dtype, same hidden size); both are named.
+void checkFeaturesMatchEmbeddings(DType featureType, const Shape &features, DType embedType,
+                                  const Shape &embeds);
+/// Sets r.decodeTokensPerSecond from r.tokens and r.decodeMs (the tokens after the first).
+void setDecodeRate(GenerationResult &r);
 
 } // namespace mm::rt::generation
 

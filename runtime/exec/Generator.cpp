@@ -4,8 +4,6 @@
 #include "runtime/core/Error.h"
 #include "runtime/exec/GenerationSteps.h"
 
-#include <algorithm>
-#include <chrono>
 #include <cstring>
 #include <sys/resource.h>
 
@@ -102,10 +100,7 @@ GenerationResult Generator::generate(const Tensor *pixelValues,
       fail("the plan has no vision encoder, but pixel values were given");
     r.imageFeatures = vision_->run({*pixelValues})[0];
     r.visionMs = msSince(start);
-    const Tensor &f = r.imageFeatures;
-    if (f.rank() < 2)
-      fail("vision encoder returned ", shapeString(f.shape), "; expected [1, N, hidden]");
-    r.imageFeatureCount = f.numel() / f.shape.back();
+    r.imageFeatureCount = imageFeatureCount(r.imageFeatures.shape);
   }
   checkImageTokenCount(g, imagePositions.size(), r.imageFeatureCount);
 
@@ -115,10 +110,7 @@ GenerationResult Generator::generate(const Tensor *pixelValues,
   if (r.imageFeatureCount > 0) {
     const Tensor &f = r.imageFeatures;
     const int64_t hidden = embeds.shape[2];
-    if (f.dtype != embeds.dtype || f.shape.back() != hidden)
-      fail("image features ", dtypeName(f.dtype), " ", shapeString(f.shape),
-           " do not match the token embeddings ", dtypeName(embeds.dtype), " ",
-           shapeString(embeds.shape));
+    checkFeaturesMatchEmbeddings(f.dtype, f.shape, embeds.dtype, embeds.shape);
     const size_t rowBytes = static_cast<size_t>(hidden) * dtypeSize(f.dtype);
     for (size_t k = 0; k < imagePositions.size(); ++k)
       std::memcpy(static_cast<uint8_t *>(embeds.data) + imagePositions[k] * rowBytes,
@@ -147,8 +139,7 @@ GenerationResult Generator::generate(const Tensor *pixelValues,
     r.tokens.push_back(token);
     r.stoppedAtEos = isEos(g, token);
   }
-  if (r.tokens.size() > 1 && r.decodeMs > 0)
-    r.decodeTokensPerSecond = static_cast<double>(r.tokens.size() - 1) * 1000.0 / r.decodeMs;
+  setDecodeRate(r);
   return r;
 }
 
