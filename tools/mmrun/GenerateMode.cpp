@@ -55,14 +55,14 @@ void report(const GenerationResult &r, const GenerateOptions &o, double deviceMi
       io::writeNpy((dir / "image_features.npy").string(), r.imageFeatures);
     io::writeNpy((dir / "prefill_last_logits.npy").string(), r.prefillLastLogits);
   }
-  const bool cuda = o.device == "cuda";
+  const bool cuda = o.run.device == "cuda";
   if (o.json) {
     nlohmann::json j;
     j["tokens"] = r.tokens;
     j["prompt_tokens"] = r.promptTokens;
     j["image_features"] = r.imageFeatureCount;
     j["stopped_at_eos"] = r.stoppedAtEos;
-    j["device"] = o.device;
+    j["device"] = o.run.device;
     j["timing"] = {{"vision_encoder_ms", r.visionMs},
                    {"prefill_ms", r.prefillMs},
                    {"time_to_first_token_ms", r.ttftMs},
@@ -71,8 +71,8 @@ void report(const GenerationResult &r, const GenerateOptions &o, double deviceMi
     j["memory"] = {{"peak_rss_mib", rss}, {"kv_cache_bytes", r.kvCacheBytes}};
     if (cuda) {
       j["memory"]["peak_device_mib"] = deviceMiB;
-      j["cuda_graphs"] = o.cudaGraphs;
-      j["fused_launches"] = o.fusedLaunches;
+      j["cuda_graphs"] = o.run.cudaGraphs;
+      j["fused_launches"] = o.run.fusedLaunches;
       j["launches"] = graphStats;
     }
     os << j.dump(1) << "\n";
@@ -92,7 +92,7 @@ void report(const GenerationResult &r, const GenerateOptions &o, double deviceMi
   if (cuda)
     os << llvm::format("peak memory: %.1f MiB device (KV cache %.2f MiB), %.1f MiB RSS; CUDA graphs %s\n",
                        deviceMiB, static_cast<double>(r.kvCacheBytes) / (1 << 20), rss,
-                       o.cudaGraphs ? "on" : "off");
+                       o.run.cudaGraphs ? "on" : "off");
   if (cuda)
     os << "decoder segments: " << graphStats["decoder"]["graph_launches"].get<int64_t>()
        << " replayed from CUDA graphs (" << graphStats["decoder"]["captures"].get<int64_t>()
@@ -129,9 +129,7 @@ GenerationResult generateWith(Gen &gen, const GenerateOptions &o, const std::vec
 #ifdef MM_HAVE_CUDA
 int runGenerateCuda(std::shared_ptr<const Plan> plan, const GenerateOptions &o,
                     const std::vector<int64_t> &ids, llvm::raw_ostream &os) {
-  if (o.profile)
-    fail("--profile times ops on the CPU backend only; with --device cuda use nsys or ncu");
-  cudaexec::CudaGenerator gen(plan, o.cudaGraphs, o.fusedLaunches);
+  cudaexec::CudaGenerator gen(plan, o.run.cudaGraphs, o.run.fusedLaunches);
   GenerationResult r = generateWith(gen, o, ids);
   auto statsOf = [](cudaexec::CudaExecutor &e) {
     const cudaexec::LaunchStats &s = e.stats();
@@ -154,7 +152,7 @@ int runGenerateCuda(std::shared_ptr<const Plan> plan, const GenerateOptions &o,
 int runGenerate(std::shared_ptr<const Plan> plan, const GenerateOptions &o, llvm::raw_ostream &os) {
   std::vector<int64_t> ids = parseIds(o.inputIds);
 #ifdef MM_HAVE_CUDA
-  if (o.device == "cuda")
+  if (o.run.device == "cuda")
     return runGenerateCuda(plan, o, ids, os);
 #endif
   Generator gen(plan);

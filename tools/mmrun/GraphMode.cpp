@@ -142,7 +142,7 @@ bool compareOutputs(const FunctionInfo &fn, const std::vector<Tensor> &outputs,
 }
 
 
-/// Runs the function `repeat` times on o.device; returns the outputs of the last run and
+/// Runs the function `repeat` times on o.run.device; returns the outputs of the last run and
 /// the wall times (ms) of the first run and of all runs.
 template <typename Run>
 std::vector<Tensor> timedRuns(const GraphOptions &o, Run run, double &firstMs, double &totalMs) {
@@ -174,19 +174,17 @@ int runGraph(std::shared_ptr<const Plan> plan, const GraphOptions &o, llvm::raw_
 #ifdef MM_HAVE_CUDA
   std::unique_ptr<cudaexec::CudaContext> ctx;
   std::unique_ptr<cudaexec::CudaExecutor> dev;
-  if (o.device == "cuda") {
-    if (o.profile)
-      fail("--profile times ops on the CPU backend only; with --device cuda use nsys or ncu");
+  if (o.run.device == "cuda") {
     cudaexec::requireCudaPlacement(*plan, fn);
     ctx = std::make_unique<cudaexec::CudaContext>();
-    ctx->setGraphsEnabled(o.cudaGraphs);
-    ctx->setFusedLaunchesEnabled(o.fusedLaunches);
+    ctx->setGraphsEnabled(o.run.cudaGraphs);
+    ctx->setFusedLaunchesEnabled(o.run.fusedLaunches);
     dev = std::make_unique<cudaexec::CudaExecutor>(plan, fn.name, *ctx);
     outputs = timedRuns(o, [&] { return dev->runToHost(inputs); }, firstMs, totalMs);
     arenaBytes = dev->arenaBytes();
   }
 #endif
-  if (o.device != "cuda") {
+  if (o.run.device != "cuda") {
     host = std::make_unique<Executor>(plan, fn.name);
     host->setProfiling(o.profile);
     outputs = timedRuns(o, [&] { return host->run(inputs); }, firstMs, totalMs);
@@ -205,12 +203,12 @@ int runGraph(std::shared_ptr<const Plan> plan, const GraphOptions &o, llvm::raw_
   report["mean_run_ms"] = totalMs / o.repeat;
   report["runs"] = o.repeat;
   report["arena_bytes"] = arenaBytes;
-  report["device"] = o.device;
+  report["device"] = o.run.device;
   if (!o.json) {
     os << "function " << fn.name << ": " << llvm::format("%.3f", firstMs) << " ms";
     if (o.repeat > 1)
       os << " first run, " << llvm::format("%.3f", totalMs / o.repeat) << " ms mean of " << o.repeat;
-    os << ", arena " << arenaBytes << " bytes (" << o.device << ")\n";
+    os << ", arena " << arenaBytes << " bytes (" << o.run.device << ")\n";
     for (size_t i = 0; i < outputs.size(); ++i)
       os << "  output " << fn.outputs[i].name << ": " << dtypeName(outputs[i].dtype) << " "
          << shapeString(outputs[i].shape) << (o.print ? " = " + valuesString(outputs[i]) : "")

@@ -32,6 +32,13 @@ std::string valuesString(const mm::rt::Tensor &t, int64_t limit = 64);
 /// Creates `dir` and its parents if needed; throws Error.
 void makeDirectories(const std::string &dir);
 
+/// Where a mode runs: --device, and for cuda --no-cuda-graphs / --no-fused-launches.
+struct DeviceOptions {
+  std::string device = "cpu";
+  bool cudaGraphs = true;
+  bool fusedLaunches = true; ///< CudaContext::setFusedLaunchesEnabled
+};
+
 struct GraphOptions {
   std::string function;
   std::vector<std::string> inputs; ///< name=file or file.pb
@@ -40,9 +47,7 @@ struct GraphOptions {
   int repeat = 1;
   bool json = false, profile = false;
   bool print = false; ///< print output values
-  std::string device = "cpu";
-  bool cudaGraphs = true;
-  bool fusedLaunches = true; ///< --device cuda: CudaContext::setFusedLaunchesEnabled
+  DeviceOptions run;
 };
 
 /// Runs one function on files; writes/compares its outputs. Returns the exit status
@@ -54,9 +59,7 @@ struct GenerateOptions {
   int64_t maxNewTokens = 16, kvCapacity = 0;
   int warmup = 0; ///< untimed generations before the reported one
   bool json = false, profile = false;
-  std::string device = "cpu";
-  bool cudaGraphs = true;
-  bool fusedLaunches = true; ///< --device cuda: CudaContext::setFusedLaunchesEnabled
+  DeviceOptions run;
 };
 
 /// Multimodal generation; prints tokens and timings. Returns 0; throws Error.

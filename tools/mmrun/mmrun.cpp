@@ -90,6 +90,9 @@ int main(int argc, char **argv) {
       mm::rt::fail("--no-cuda-graphs applies to --device cuda only");
     if (noFusedLaunches && device != "cuda")
       mm::rt::fail("--no-fused-launches applies to --device cuda only");
+    if (profile && device == "cuda")
+      mm::rt::fail("--profile times ops on the CPU backend only; with --device cuda use nsys or ncu");
+    const mmrun::DeviceOptions run{device, !noCudaGraphs, !noFusedLaunches};
     auto plan = mm::rt::Plan::load(planPath);
     if (info)
       return mmrun::printInfo(*plan, llvm::outs());
@@ -110,9 +113,7 @@ int main(int argc, char **argv) {
       o.json = json;
       o.profile = profile;
       o.print = printValues;
-      o.device = device;
-      o.cudaGraphs = !noCudaGraphs;
-      o.fusedLaunches = !noFusedLaunches;
+      o.run = run;
       return mmrun::runGraph(plan, o, llvm::outs());
     }
     if (inputIds.empty())
@@ -127,9 +128,7 @@ int main(int argc, char **argv) {
     o.warmup = warmup;
     o.json = json;
     o.profile = profile;
-    o.device = device;
-    o.cudaGraphs = !noCudaGraphs;
-    o.fusedLaunches = !noFusedLaunches;
+    o.run = run;
     return mmrun::runGenerate(plan, o, llvm::outs());
   } catch (const std::exception &e) {
     llvm::outs().flush();
