@@ -400,20 +400,16 @@ private:
   }
 
   LogicalResult visitCompute(Operation &op) {
-    if (auto concat = dyn_cast<ConcatOp>(op)) {
-      auto folded = foldWeightConcat(concat);
-      if (failed(folded))
-        return failure();
-      if (*folded)
-        return success();
-    }
-    if (auto c = dyn_cast<CastOp>(op)) {
-      auto folded = foldWeightCast(c);
-      if (failed(folded))
-        return failure();
-      if (*folded)
-        return success();
-    }
+    // A concat or cast of weights becomes a weight extent of the blob, not an op.
+    FailureOr<bool> folded = false;
+    if (auto concat = dyn_cast<ConcatOp>(op))
+      folded = foldWeightConcat(concat);
+    else if (auto c = dyn_cast<CastOp>(op))
+      folded = foldWeightCast(c);
+    if (failed(folded))
+      return failure();
+    if (*folded)
+      return success();
     const int32_t index = static_cast<int32_t>(ops_.size());
     OpRecord rec{op.getName().getStringRef().str(), {}, {}, {}, describeLocation(op.getLoc()), &op};
     for (Value operand : op.getOperands()) {

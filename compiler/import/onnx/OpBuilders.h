@@ -81,6 +81,32 @@ inline mlir::Value buildSqueeze(NodeContext &c, mlir::Value v, int64_t axis) {
   s.erase(s.begin() + axis);
   return c.create<SqueezeOp>(withShape(v, s), v, llvm::ArrayRef<int64_t>{axis});
 }
+/// `v` reduced by OpT (an mm reduce op) over `axes` (normalised, in [0, rank)), with the
+/// reduced dims kept as 1 or dropped.
+template <typename OpT>
+mlir::Value buildReduce(NodeContext &c, mlir::Value v, llvm::ArrayRef<int64_t> axes,
+                        bool keepdims) {
+  Shape in = shapeOf(v), out;
+  for (int64_t i = 0; i < static_cast<int64_t>(in.size()); ++i) {
+    if (!llvm::is_contained(axes, i))
+      out.push_back(in[i]);
+    else if (keepdims)
+      out.push_back(1);
+  }
+  return c.create<OpT>(withShape(v, out), v, axes, keepdims);
+}
+
+/// log_softmax over `axes` (normalised): (x - max) - log(sum(exp(x - max))).
+inline mlir::FailureOr<mlir::Value> buildLogSoftmax(NodeContext &c, mlir::Value x,
+                                                    llvm::ArrayRef<int64_t> axes) {
+  auto shifted = buildBroadcast<SubOp>(c, x, buildReduce<ReduceMaxOp>(c, x, axes, true));
+  if (mlir::failed(shifted))
+    return mlir::failure();
+  mlir::Value e = c.create<ExpOp>(shifted->getType(), *shifted);
+  mlir::Value sum = buildReduce<ReduceSumOp>(c, e, axes, true);
+  mlir::Value logSum = c.create<LogOp>(sum.getType(), sum);
+  return buildBroadcast<SubOp>(c, *shifted, logSum);
+}
 
 } // namespace mm::onnx_import
 

@@ -141,14 +141,6 @@ LogicalResult importSize(NodeContext &c) {
   return success();
 }
 
-template <typename OpT>
-Value reduceKeep(NodeContext &c, Value v, ArrayRef<int64_t> axes) {
-  Shape s = shapeOf(v);
-  for (int64_t a : axes)
-    s[a] = 1;
-  return c.create<OpT>(withShape(v, s), v, axes, /*keepdims=*/true);
-}
-
 /// LogSoftmax = (x - max) - log(sum(exp(x - max))) over the softmax axes.
 LogicalResult importLogSoftmax(NodeContext &c) {
   if (failed(c.requireInputs(1)))
@@ -166,14 +158,7 @@ LogicalResult importLogSoftmax(NodeContext &c) {
   if (c.opset() < 13) // the input is coerced to 2-D [prod(dims < axis), prod(dims >= axis)]
     for (int64_t i = *axis + 1; i < rank; ++i)
       axes.push_back(i);
-  Value x = c.in(0);
-  auto shifted = buildBroadcast<SubOp>(c, x, reduceKeep<ReduceMaxOp>(c, x, axes));
-  if (failed(shifted))
-    return failure();
-  Value e = c.create<ExpOp>(t, *shifted);
-  Value sum = reduceKeep<ReduceSumOp>(c, e, axes);
-  Value logSum = c.create<LogOp>(sum.getType(), sum);
-  auto y = buildBroadcast<SubOp>(c, *shifted, logSum);
+  auto y = buildLogSoftmax(c, c.in(0), axes);
   if (failed(y))
     return failure();
   c.setOutput(0, *y);

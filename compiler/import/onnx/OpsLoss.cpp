@@ -12,6 +12,8 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/import/onnx/OpBuilders.h"
 
+#include "llvm/ADT/Sequence.h"
+
 using namespace mlir;
 
 namespace mm::onnx_import {
@@ -20,24 +22,8 @@ namespace {
 
 /// Reduces `v` over every axis to a 0-D value.
 template <typename OpT> Value reduceAll(NodeContext &c, Value v) {
-  SmallVector<int64_t> axes;
-  for (int64_t i = 0; i < static_cast<int64_t>(shapeOf(v).size()); ++i)
-    axes.push_back(i);
-  return c.create<OpT>(withShape(v, {}), v, axes, /*keepdims=*/false);
-}
-
-/// log_softmax over axis 1: (x - max) - log(sum(exp(x - max))).
-FailureOr<Value> logSoftmaxAxis1(NodeContext &c, Value x) {
-  Shape keep = shapeOf(x);
-  keep[1] = 1;
-  Value mx = c.create<ReduceMaxOp>(withShape(x, keep), x, ArrayRef<int64_t>{1}, true);
-  auto shifted = buildBroadcast<SubOp>(c, x, mx);
-  if (failed(shifted))
-    return failure();
-  Value e = c.create<ExpOp>(shifted->getType(), *shifted);
-  Value sum = c.create<ReduceSumOp>(withShape(x, keep), e, ArrayRef<int64_t>{1}, true);
-  Value logSum = c.create<LogOp>(sum.getType(), sum);
-  return buildBroadcast<SubOp>(c, *shifted, logSum);
+  const int64_t rank = static_cast<int64_t>(shapeOf(v).size());
+  return buildReduce<OpT>(c, v, llvm::to_vector(llvm::seq<int64_t>(0, rank)), false);
 }
 
 /// The loss of log-probabilities `logp` [N, C, d..] at `target` [N, d..] (node inputs 1
@@ -119,7 +105,7 @@ LogicalResult importSoftmaxCrossEntropyLoss(NodeContext &c) {
     return failure();
   if (!isa<FloatType>(c.type(0).getElementType()) || c.type(0).getRank() < 2)
     return c.error() << "scores must be a float tensor [N, C, d...], got " << c.type(0);
-  auto logp = logSoftmaxAxis1(c, c.in(0));
+  auto logp = buildLogSoftmax(c, c.in(0), {1});
   if (failed(logp))
     return failure();
   auto loss = nllLoss(c, *logp, /*sceSemantics=*/true);

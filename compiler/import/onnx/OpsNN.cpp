@@ -193,18 +193,6 @@ FailureOr<std::optional<SmallVector<int64_t>>> reduceAxes(NodeContext &c, int64_
   return std::optional<SmallVector<int64_t>>(all);
 }
 
-template <typename OpT>
-Value reduce(NodeContext &c, Value v, ArrayRef<int64_t> axes, bool keepdims) {
-  Shape in = shapeOf(v), out;
-  for (int64_t i = 0; i < static_cast<int64_t>(in.size()); ++i) {
-    if (!llvm::is_contained(axes, i))
-      out.push_back(in[i]);
-    else if (keepdims)
-      out.push_back(1);
-  }
-  return c.create<OpT>(withShape(v, out), v, axes, keepdims);
-}
-
 /// ReduceMean/Sum/Max directly; ReduceMin = -max(-x), ReduceL1 = sum |x|, ReduceL2 =
 /// sqrt(sum x^2), ReduceSumSquare = sum x^2, ReduceLogSum = log(sum x), ReduceLogSumExp =
 /// m + log(sum exp(x - m)) with m the max over the same axes.
@@ -236,13 +224,13 @@ LogicalResult importReduce(NodeContext &c) {
     x = c.create<MulOp>(x.getType(), x, x);
   Value maxKeep;
   if (op == "ReduceLogSumExp") {
-    maxKeep = reduce<ReduceMaxOp>(c, x, **axes, /*keepdims=*/true);
+    maxKeep = buildReduce<ReduceMaxOp>(c, x, **axes, /*keepdims=*/true);
     auto shifted = buildBroadcast<SubOp>(c, x, maxKeep);
     if (failed(shifted))
       return failure();
     x = c.create<ExpOp>(x.getType(), *shifted);
   }
-  Value y = reduce<OpT>(c, x, **axes, keepdims);
+  Value y = buildReduce<OpT>(c, x, **axes, keepdims);
   if (op == "ReduceMin")
     y = c.create<NegOp>(y.getType(), y);
   else if (op == "ReduceL2")
@@ -250,7 +238,7 @@ LogicalResult importReduce(NodeContext &c) {
   else if (op == "ReduceLogSum" || op == "ReduceLogSumExp")
     y = c.create<LogOp>(y.getType(), y);
   if (maxKeep) {
-    Value m = keepdims ? maxKeep : reduce<ReduceMaxOp>(c, c.in(0), **axes, false);
+    Value m = keepdims ? maxKeep : buildReduce<ReduceMaxOp>(c, c.in(0), **axes, false);
     y = c.create<AddOp>(y.getType(), y, m);
   }
   if (isBool)
@@ -272,12 +260,12 @@ LogicalResult layerNormStatistics(NodeContext &c, int64_t axis, float eps) {
   SmallVector<int64_t> axes;
   for (int64_t i = axis; i < t.getRank(); ++i)
     axes.push_back(i);
-  Value mean = reduce<ReduceMeanOp>(c, x, axes, /*keepdims=*/true);
+  Value mean = buildReduce<ReduceMeanOp>(c, x, axes, /*keepdims=*/true);
   auto centered = broadcastOp<SubOp>(c, x, mean);
   if (failed(centered))
     return failure();
   Value sq = c.create<MulOp>(centered->getType(), *centered, *centered);
-  Value var = reduce<ReduceMeanOp>(c, sq, axes, /*keepdims=*/true);
+  Value var = buildReduce<ReduceMeanOp>(c, sq, axes, /*keepdims=*/true);
   auto shifted = broadcastOp<AddOp>(c, var, c.scalar(stash, eps));
   if (failed(shifted))
     return failure();
@@ -323,7 +311,7 @@ LogicalResult importRMSNorm(NodeContext &c) {
     axes.push_back(i);
   Value x = c.in(0);
   Value sq = c.create<MulOp>(t, x, x);
-  Value ms = reduce<ReduceMeanOp>(c, sq, axes, /*keepdims=*/true);
+  Value ms = buildReduce<ReduceMeanOp>(c, sq, axes, /*keepdims=*/true);
   auto den = broadcastOp<AddOp>(c, ms, c.scalar(t.getElementType(), eps));
   if (failed(den))
     return failure();

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/import/onnx/OpBuilders.h"
 
+#include "llvm/ADT/Sequence.h"
+
 using namespace mlir;
 
 namespace mm::onnx_import {
@@ -20,14 +22,6 @@ Value perChannel(NodeContext &c, Value v, int64_t rank) {
   SmallVector<int64_t> shape{-1};
   shape.append(static_cast<size_t>(rank - 2), 1);
   return buildReshape(c, v, shape);
-}
-
-/// `v` reduced over `axes` with kept dims.
-template <typename OpT> Value reduceKeep(NodeContext &c, Value v, ArrayRef<int64_t> axes) {
-  Shape s = shapeOf(v);
-  for (int64_t a : axes)
-    s[a] = 1;
-  return c.create<OpT>(withShape(v, s), v, axes, /*keepdims=*/true);
 }
 
 /// Chains broadcasting ops, remembering the first failure.
@@ -82,21 +76,28 @@ LogicalResult importBatchNorm(NodeContext &c) {
   return scaleAndShift(c, k, y, rank);
 }
 
+/// The spatial dims [2, rank) of X (input 0); an error unless its rank is at least 3.
+FailureOr<SmallVector<int64_t>> spatialAxes(NodeContext &c) {
+  const int64_t rank = c.type(0).getRank();
+  if (rank < 3)
+    return c.error() << "X must have rank >= 3, got " << c.type(0);
+  return llvm::to_vector(llvm::seq<int64_t>(2, rank));
+}
+
 /// y = scale * (x - mean) / sqrt(var + epsilon) + B, statistics over dims [2, rank).
 LogicalResult importInstanceNorm(NodeContext &c) {
   if (failed(c.requireInputs(3)) || failed(requireFloat(c)))
     return failure();
-  int64_t rank = c.type(0).getRank();
-  if (rank < 3)
-    return c.error() << "X must have rank >= 3, got " << c.type(0);
-  SmallVector<int64_t> axes;
-  for (int64_t i = 2; i < rank; ++i)
-    axes.push_back(i);
+  auto axes = spatialAxes(c);
+  if (failed(axes))
+    return failure();
+  const int64_t rank = c.type(0).getRank();
   Type elt = c.type(0).getElementType();
   Chain k{c};
   Value x = c.in(0);
-  Value centered = k.op<SubOp>(x, reduceKeep<ReduceMeanOp>(c, x, axes));
-  Value var = reduceKeep<ReduceMeanOp>(c, c.create<MulOp>(x.getType(), centered, centered), axes);
+  Value centered = k.op<SubOp>(x, buildReduce<ReduceMeanOp>(c, x, *axes, true));
+  Value var = buildReduce<ReduceMeanOp>(c, c.create<MulOp>(x.getType(), centered, centered),
+                                        *axes, true);
   Value denom = k.op<AddOp>(var, c.scalar(elt, c.attrFloat("epsilon", 1e-5f)));
   denom = c.create<SqrtOp>(denom.getType(), denom);
   return scaleAndShift(c, k, k.op<DivOp>(centered, denom), rank);
@@ -116,9 +117,9 @@ LogicalResult importLpNorm(NodeContext &c) {
   Value x = c.in(0);
   Value norm;
   if (p == 1) {
-    norm = reduceKeep<ReduceSumOp>(c, c.create<AbsOp>(x.getType(), x), {*axis});
+    norm = buildReduce<ReduceSumOp>(c, c.create<AbsOp>(x.getType(), x), {*axis}, true);
   } else {
-    norm = reduceKeep<ReduceSumOp>(c, c.create<MulOp>(x.getType(), x, x), {*axis});
+    norm = buildReduce<ReduceSumOp>(c, c.create<MulOp>(x.getType(), x, x), {*axis}, true);
     norm = c.create<SqrtOp>(norm.getType(), norm);
   }
   Chain k{c};
@@ -143,9 +144,9 @@ LogicalResult importMeanVarianceNorm(NodeContext &c) {
   Type elt = c.type(0).getElementType();
   Value x = c.in(0);
   Chain k{c};
-  Value mean = reduceKeep<ReduceMeanOp>(c, x, *norm);
+  Value mean = buildReduce<ReduceMeanOp>(c, x, *norm, true);
   Value meanSq = c.create<MulOp>(mean.getType(), mean, mean);
-  Value sqMean = reduceKeep<ReduceMeanOp>(c, c.create<MulOp>(x.getType(), x, x), *norm);
+  Value sqMean = buildReduce<ReduceMeanOp>(c, c.create<MulOp>(x.getType(), x, x), *norm, true);
   Value var = c.create<SubOp>(mean.getType(), sqMean, meanSq);
   Value stdev = k.op<AddOp>(c.create<SqrtOp>(var.getType(), var), c.scalar(elt, 1e-9));
   Value y = k.op<DivOp>(k.op<SubOp>(x, mean), stdev);
@@ -159,13 +160,10 @@ LogicalResult importMeanVarianceNorm(NodeContext &c) {
 template <typename OpT> LogicalResult importGlobalPool(NodeContext &c) {
   if (failed(c.requireInputs(1)) || failed(requireFloat(c)))
     return failure();
-  int64_t rank = c.type(0).getRank();
-  if (rank < 3)
-    return c.error() << "X must have rank >= 3, got " << c.type(0);
-  SmallVector<int64_t> axes;
-  for (int64_t i = 2; i < rank; ++i)
-    axes.push_back(i);
-  c.setOutput(0, reduceKeep<OpT>(c, c.in(0), axes));
+  auto axes = spatialAxes(c);
+  if (failed(axes))
+    return failure();
+  c.setOutput(0, buildReduce<OpT>(c, c.in(0), *axes, true));
   return success();
 }
 

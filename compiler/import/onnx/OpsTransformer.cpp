@@ -148,10 +148,8 @@ FailureOr<Value> composedAttention(NodeContext &c, Value q, Value k, Value v, Va
   if (bias) {
     // A fully masked row (every score -inf) attends to nothing: zeros, as mm.attention
     // gives, not softmax's NaN.
-    Shape rowShape = shapeOf(*scores);
-    rowShape.back() = 1;
-    Value rowMax = c.create<ReduceMaxOp>(withShape(*scores, rowShape), *scores,
-                                         ArrayRef<int64_t>{int64_t(rowShape.size()) - 1}, true);
+    const int64_t last = static_cast<int64_t>(shapeOf(*scores).size()) - 1;
+    Value rowMax = buildReduce<ReduceMaxOp>(c, *scores, {last}, true);
     auto masked = buildBroadcast<EqualOp>(
         c, rowMax, c.scalar(elt, -std::numeric_limits<double>::infinity()), /*boolResult=*/true);
     if (failed(masked))
