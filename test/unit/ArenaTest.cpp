@@ -94,6 +94,7 @@ TEST(Arena, ReleaseOfAForeignPointerFails) {
 
 // The CUDA executor issues a call's launches after all its allocations, so an overflow
 // block released during the call must stay allocated until endCall (deferOverflowRelease).
+namespace {
 namespace deferred {
 int frees = 0;
 void *allocate(size_t bytes) { return std::malloc(bytes); }
@@ -102,6 +103,7 @@ void release(void *p) {
   std::free(p);
 }
 } // namespace deferred
+} // namespace
 
 TEST(Arena, DeferredOverflowBlocksAreFreedAtEndCall) {
   Arena a({deferred::allocate, deferred::release, /*deferOverflowRelease=*/true});

@@ -72,13 +72,12 @@ def check(name, atol, rtol=None):
     err = max(abs(a - b) for a, b in zip(got, want_values))
     if rtol is not None:
         scale = max(abs(b) for b in want_values)
-        status = "PASS" if err <= rtol * scale else "FAIL"
-        ok &= err <= rtol * scale
-        print(f"{status} {name}: max abs error {err:.3g}, {err / scale:.3g} of max |ref| {scale:.3g} (rtol {rtol})")
-        return
-    status = "PASS" if err <= atol else "FAIL"
-    ok &= err <= atol
-    print(f"{status} {name}: max abs error {err:.3g} (atol {atol})")
+        limit = rtol * scale
+        detail = f", {err / scale:.3g} of max |ref| {scale:.3g} (rtol {rtol})"
+    else:
+        limit, detail = atol, f" (atol {atol})"
+    ok &= err <= limit
+    print(f"{'PASS' if err <= limit else 'FAIL'} {name}: max abs error {err:.3g}{detail}")
 
 
 if intermediates:
