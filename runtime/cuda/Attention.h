@@ -65,6 +65,19 @@ void genericAttention(cudaStream_t stream, const PrefillAttentionArgs &args,
 /// The most keys genericAttention takes on this device (its shared memory per block).
 int64_t genericAttentionMaxKeys();
 
+/// The rotary embedding (Su et al. 2021) a fused decode step applies to q and the new key
+/// rows, with the table layout of RotaryArgs (Kernels.h): sequence b uses row
+/// b * tableStrideB of cos and sin (one row per sequence: the step's position), entries
+/// [0, rotaryDim) of it; rotaryDim a multiple of 16, at most headDim (channels beyond it
+/// pass through); pairs (i, i + rotaryDim/2), or (2i, 2i + 1) when interleaved. tableType
+/// is the attention's dtype or f32. cos = sin = null: no rotation.
+struct DecodeRotary {
+  const void *cos = nullptr, *sin = nullptr;
+  DType tableType = DType::f32;
+  int64_t rotaryDim = 0, tableRowStride = 0, tableStrideB = 0;
+  bool interleaved = false;
+};
+
 /// Arguments of decodeAttention: one query per sequence.
 ///   q [batch, qHeads, headDim] through (qStrideB, qStrideH); out likewise.
 ///   cache: [batch, kvHeads, capacity, headDim] (Kernels.h), dtype as q.
@@ -78,8 +91,16 @@ int64_t genericAttentionMaxKeys();
 ///   from the batch, head counts and capacity (1 for batch-1 decode of a 32-head model
 ///   with a capacity up to 2048).
 ///   scratch: see decodeAttentionScratch.
-/// headDim must be 64, 128 or 256; qHeads a multiple of kvHeads; q, out and the cache
-/// 16-byte aligned with strides that are multiples of 8 elements.
+///   newK, newV (optional, both or neither; a fused decode step, lenOffset must be 1): the
+///   step's key and value rows [batch, kvHeads, headDim] through (newKStrideB, newKStrideH)
+///   and (newVStrideB, newVStrideH), not yet in the cache. The launch writes them into the
+///   cache at row lens[b] (as kvCacheAppend would; not when that row is at or beyond the
+///   capacity) and attends to them there, in place of a kvCacheAppend launch before it.
+///   rotary (optional, needs newK): rotates q and the new key rows before use, as `rotary`
+///   (Kernels.h) with the same table would, including the rounding to dtype.
+/// headDim must be 64, 128 or 256; qHeads a multiple of kvHeads; q, out, the cache, the
+/// new rows and the rotary tables 16-byte aligned with strides that are multiples of 8
+/// elements. Throws Error on bad arguments.
 struct DecodeAttentionArgs {
   DType dtype = DType::f32;
   int64_t batch = 0, qHeads = 0, kvHeads = 0, headDim = 0;
@@ -94,6 +115,9 @@ struct DecodeAttentionArgs {
   int maxSplits = 0;
   int headsPerBlock = 0;
   SplitScratch scratch;
+  const void *newK = nullptr, *newV = nullptr;
+  int64_t newKStrideB = 0, newKStrideH = 0, newVStrideB = 0, newVStrideH = 0;
+  DecodeRotary rotary;
 };
 void decodeAttention(cudaStream_t stream, const DecodeAttentionArgs &args);
 

@@ -13,6 +13,12 @@
 // The length comes from device memory, so one launch configuration (captured in a CUDA
 // graph) serves every step; the number of splits in use (at least 64 keys each) is
 // derived from it on the device.
+// A fused step (DecodeAttentionArgs::newK) takes the step's key and value rows before
+// they are in the cache: the block whose split holds row lens[b] uses them from registers
+// for that row, and one block per KV head writes them into the cache (no block of the
+// launch reads that row from memory). With a rotary table, each block rotates its query
+// heads and the new key as it loads them, rounding to the element type as the separate
+// rotary launch does, so the fused and separate launches give the same bits.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cuda/Attention.h"
@@ -34,7 +40,7 @@ struct DecodeParams {
   int64_t qsb, qsh;
   void *out;
   int64_t osb, osh;
-  const void *k, *v;
+  void *k, *v;
   int64_t capacity;
   int batch, qHeads, kvHeads, group, groupChunks;
   const int32_t *lens;
@@ -43,7 +49,48 @@ struct DecodeParams {
   int maxSplits;
   float *partials; // [batch*qHeads][maxSplits][D] outputs, then [..][maxSplits][2] (max, sum)
   unsigned *counters; // [batch][kvHeads*groupChunks]
+  const void *newK, *newV; // the step's rows (fused step), or null
+  int64_t nksb, nksh, nvsb, nvsh;
+  const void *cos, *sin; // rotary table rows (fused step), or null
+  bool tableF32, interleaved;
+  int64_t tableRowStride, tableStrideB;
+  int halfR;
 };
+
+template <typename T>
+__device__ __forceinline__ void loadTable8(const void *t, bool isF32, int64_t i, float (&o)[8]) {
+  if (isF32)
+    load8(static_cast<const float *>(t) + i, o);
+  else
+    load8(static_cast<const T *>(t) + i, o);
+}
+
+/// Channels c0..c0+7 of the head vector at p, rotated by the table row `row` when p.cos
+/// is set (pairs (c, c + R/2), or (2i, 2i + 1) when interleaved; channels >= R pass
+/// through) and rounded to T as the rotary kernel stores them. c0 is a multiple of 8 and
+/// R a multiple of 16, so the 8 channels are all rotated or all passed through.
+template <typename T>
+__device__ __forceinline__ void loadRotated8(const T *v, int c0, const DecodeParams &p,
+                                             int64_t row, float (&o)[8]) {
+  load8(v + c0, o);
+  if (!p.cos || c0 >= 2 * p.halfR)
+    return;
+  float partner[8], c[8], s[8];
+  if (p.interleaved) {
+#pragma unroll
+    for (int j = 0; j < 8; ++j)
+      partner[j] = o[j ^ 1];
+  } else {
+    load8(v + (c0 < p.halfR ? c0 + p.halfR : c0 - p.halfR), partner);
+  }
+  loadTable8<T>(p.cos, p.tableF32, row * p.tableRowStride + c0, c);
+  loadTable8<T>(p.sin, p.tableF32, row * p.tableRowStride + c0, s);
+#pragma unroll
+  for (int j = 0; j < 8; ++j) {
+    const bool first = p.interleaved ? (j & 1) == 0 : c0 < p.halfR;
+    o[j] = toF(fromF<T>(rotaryChannel(o[j], partner[j], c[j], s[j], first)));
+  }
+}
 
 __device__ __forceinline__ float warpMax(float v) {
 #pragma unroll
@@ -92,10 +139,12 @@ __global__ void __launch_bounds__(kThreads) decodeKernel(DecodeParams p) {
   const int chunk = (len + nsplit - 1) / nsplit;
   const int t0 = split * chunk, t1 = min(len, t0 + chunk);
 
+  const int64_t tableRow = int64_t(b) * p.tableStrideB;
   float q[G][8], o[G][8], m[G], l[G];
 #pragma unroll
   for (int g = 0; g < G; ++g) {
-    load8(static_cast<const T *>(p.q) + b * p.qsb + (hq0 + g) * p.qsh + part * 8, q[g]);
+    loadRotated8(static_cast<const T *>(p.q) + b * p.qsb + (hq0 + g) * p.qsh, part * 8, p,
+                 tableRow, q[g]);
 #pragma unroll
     for (int j = 0; j < 8; ++j) {
       q[g][j] *= p.scaleLog2;
@@ -106,8 +155,27 @@ __global__ void __launch_bounds__(kThreads) decodeKernel(DecodeParams p) {
   }
 
   const int64_t head = (int64_t(b) * p.kvHeads + hkv) * p.capacity * D + part * 8;
-  const T *kb = static_cast<const T *>(p.k) + head;
-  const T *vb = static_cast<const T *>(p.v) + head;
+  T *kb = static_cast<T *>(p.k) + head;
+  T *vb = static_cast<T *>(p.v) + head;
+  // The fused step's row: held by the split that contains it, written by one block.
+  const int newRow = p.newK ? p.lens[b] + p.lenOffset - 1 : -1;
+  Raw8<T> kNew{}, vNew{};
+  if (newRow >= t0 && newRow < t1) { // uniform over the block
+    float kf[8];
+    loadRotated8(static_cast<const T *>(p.newK) + b * p.nksb + hkv * p.nksh, part * 8, p,
+                 tableRow, kf);
+#pragma unroll
+    for (int j = 0; j < 8; ++j)
+      reinterpret_cast<T *>(kNew.w)[j] = fromF<T>(kf[j]); // exact: kf is rounded to T
+    loadRaw8(static_cast<const T *>(p.newV) + b * p.nvsb + hkv * p.nvsh + part * 8, vNew);
+    if (gc == 0 && warp == 0 && sub == 0) {
+#pragma unroll
+      for (int i = 0; i < Raw8<T>::kWords; ++i) {
+        reinterpret_cast<uint4 *>(kb + int64_t(newRow) * D)[i] = kNew.w[i];
+        reinterpret_cast<uint4 *>(vb + int64_t(newRow) * D)[i] = vNew.w[i];
+      }
+    }
+  }
   for (int tb = t0 + warp * KPW; tb < t1; tb += KPS * U) { // tb is uniform over the warp
     Raw8<T> kr[U], vr[U];
     bool valid[U];
@@ -115,7 +183,10 @@ __global__ void __launch_bounds__(kThreads) decodeKernel(DecodeParams p) {
     for (int u = 0; u < U; ++u) {
       const int t = tb + u * KPS + sub;
       valid[u] = t < t1;
-      if (valid[u]) {
+      if (valid[u] && t == newRow) {
+        kr[u] = kNew;
+        vr[u] = vNew;
+      } else if (valid[u]) {
         loadRaw8(kb + int64_t(t) * D, kr[u]);
         loadRaw8(vb + int64_t(t) * D, vr[u]);
       } else {
@@ -312,6 +383,39 @@ void launchDecode(cudaStream_t stream, int64_t d, int g, dim3 grid, const Decode
   }
 }
 
+/// Checks the fused-step arguments (newK/newV and the rotary table) of a launch.
+void checkFusedStep(const DecodeAttentionArgs &a) {
+  const char *k = "cuda decodeAttention";
+  const DecodeRotary &r = a.rotary;
+  if (!a.newK != !a.newV)
+    fail(k, ": give both the new key and value rows or neither");
+  if (!a.newK) {
+    if (r.cos || r.sin)
+      fail(k, ": a rotary table needs the step's new key rows (newK)");
+    return;
+  }
+  if (a.lenOffset != 1)
+    fail(k, ": a fused step appends at lens[b] and attends to lens[b] + 1 keys (lenOffset 1, got ",
+         a.lenOffset, ")");
+  if (!aligned16(a.newK) || !aligned16(a.newV) || a.newKStrideB % 8 != 0 ||
+      a.newKStrideH % 8 != 0 || a.newVStrideB % 8 != 0 || a.newVStrideH % 8 != 0)
+    fail(k, ": the new key and value rows must be 16-byte aligned with strides that are "
+         "multiples of 8");
+  if (!r.cos && !r.sin)
+    return;
+  if (!r.cos || !r.sin)
+    fail(k, ": rotary cos and sin tables must both be given");
+  if (r.tableType != a.dtype && r.tableType != DType::f32)
+    fail(k, ": rotary table type ", dtypeName(r.tableType), " must be ", dtypeName(a.dtype),
+         " or f32");
+  if (r.rotaryDim <= 0 || r.rotaryDim % 16 != 0 || r.rotaryDim > a.headDim)
+    fail(k, ": rotary width ", r.rotaryDim, " must be a multiple of 16 in (0, ", a.headDim, "]");
+  if (r.tableRowStride < r.rotaryDim || r.tableRowStride % 8 != 0 || r.tableStrideB < 0 ||
+      !aligned16(r.cos) || !aligned16(r.sin))
+    fail(k, ": rotary tables must be 16-byte aligned with a row stride (", r.tableRowStride,
+         ") that is a multiple of 8 and at least the rotary width ", r.rotaryDim);
+}
+
 } // namespace
 
 bool decodeAttentionSupportsHeadDim(int64_t d) { return d == 64 || d == 128 || d == 256; }
@@ -356,6 +460,7 @@ void decodeAttention(cudaStream_t stream, const DecodeAttentionArgs &a) {
     fail(k, ": q and the cache must be 16-byte aligned with strides that are multiples of 8");
   if (a.batch > 65535 || c.capacity > 2147483647LL)
     fail(k, ": shapes too large for the launch grid");
+  checkFusedStep(a);
   if (a.batch == 0)
     return;
   if (a.maxSplits < 0 || a.maxSplits > kMaxSplits)
@@ -377,11 +482,16 @@ void decodeAttention(cudaStream_t stream, const DecodeAttentionArgs &a) {
          need.counterCount, " counters for ", splits, " splits, has ", a.scratch.partialCount,
          " and ", a.scratch.counterCount, ")");
   const int groupChunks = group / g;
+  const DecodeRotary &r = a.rotary;
   DecodeParams p{a.q,         a.qStrideB,   a.qStrideH,    a.out,
                  a.outStrideB, a.outStrideH, c.k,          c.v,
                  c.capacity,  int(a.batch), int(a.qHeads), int(a.kvHeads),
                  int(a.qHeads / a.kvHeads), groupChunks, a.lens, a.lenOffset,
-                 a.scale * kLog2e, splits, a.scratch.partials, a.scratch.counters};
+                 a.scale * kLog2e, splits, a.scratch.partials, a.scratch.counters,
+                 a.newK,      a.newV,        a.newKStrideB, a.newKStrideH,
+                 a.newVStrideB, a.newVStrideH, r.cos,        r.sin,
+                 r.tableType == DType::f32, r.interleaved, r.tableRowStride, r.tableStrideB,
+                 int(r.rotaryDim / 2)};
   const dim3 grid(unsigned(splits), unsigned(a.kvHeads * groupChunks), unsigned(a.batch));
   MM_DISPATCH_FLOAT(a.dtype, k, launchDecode<scalar_t>(stream, a.headDim, g, grid, p));
   checkLaunch("decodeAttention");

@@ -120,6 +120,16 @@ __device__ __forceinline__ float applyActivation(float x, Activation act) {
   return x;
 }
 
+/// One channel of a rotary embedding pair (Su et al. 2021, RoFormer): the pair's first
+/// element becomes x cos - partner sin, its second x cos + partner sin (cos and sin of the
+/// channel's own table entry). Rounded products and sum (no FMA contraction), so every
+/// kernel that rotates (rotary, the fused decode-attention step) gives the same bits.
+__device__ __forceinline__ float rotaryChannel(float x, float partner, float c, float s,
+                                               bool first) {
+  const float xc = __fmul_rn(x, c), ps = __fmul_rn(partner, s);
+  return first ? __fsub_rn(xc, ps) : __fadd_rn(xc, ps);
+}
+
 /// Programmatic dependent launch, device side (PTX ISA, griddepcontrol). Every kernel
 /// calls gridDependencySync() before its first read of an input or write of an output:
 /// it lets the next kernel on the stream be launched (launch_dependents) and then waits

@@ -78,8 +78,8 @@ __global__ void rotaryKernel(const T *x, T *y, RotaryParams p, int64_t total) {
       sb = tableAt<T>(p.sin, p.tableF32, o + ib);
     }
     const float xa = toF(xv[ia]), xb = toF(xv[ib]);
-    yv[ia] = fromF<T>(xa * ca - xb * sa);
-    yv[ib] = fromF<T>(xb * cb + xa * sb);
+    yv[ia] = fromF<T>(rotaryChannel(xa, xb, ca, sa, true));
+    yv[ib] = fromF<T>(rotaryChannel(xb, xa, cb, sb, false));
   }
 }
 

@@ -5,14 +5,14 @@
 // becomes the kernels' causal flag, anything else is uploaded and applied as given. A
 // one-token step over the KV cache with nothing masked runs the decode kernel, which
 // reads the cache lengths from device memory: the step's launches are then the same at
-// every position (one CUDA graph).
+// every position (one CUDA graph). With fused launches on, that one launch also writes
+// the step's key/value rows into the cache and applies the q/k rotary (the executor
+// leaves both to it: appendIntoAttention_, rotaryIntoAttention_).
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cudaexec/OpRecorder.h"
 
 #include "runtime/core/Error.h"
-#include "runtime/cuda/Attention.h"
-#include "runtime/exec/MaskPattern.h"
 
 #include <cmath>
 
@@ -50,8 +50,127 @@ cuda::PrefillAttentionArgs attentionArgs(const CudaExecutor::Value &q, const Cud
 
 } // namespace
 
+MaskPattern CudaExecutor::OpRecorder::maskPattern(int64_t qLen, int64_t kvLen) {
+  if (numInputs() <= 3)
+    return MaskPattern::none;
+  Value &mask = in(3);
+  if (mask.maskPattern < 0) // classified once per call: every layer reads the same mask
+    mask.maskPattern = static_cast<int>(
+        mask.host.data || !mask.dev ? classifyMask(hostIn(3), qLen, kvLen) : MaskPattern::general);
+  return static_cast<MaskPattern>(mask.maskPattern);
+}
+
+void CudaExecutor::OpRecorder::recordDecodeAttention(cuda::DecodeAttentionArgs a) {
+  a.maxSplits = cuda::decodeAttentionDefaultSplits(a.batch, a.qHeads, a.kvHeads, a.headDim,
+                                                   a.cache.capacity);
+  cuda::ScratchSize need =
+      cuda::decodeAttentionScratch(a.batch, a.qHeads, a.kvHeads, a.headDim, a.maxSplits);
+  CudaContext &ctx = ex_.ctx_;
+  const cuda::SplitScratch &have = ctx.decodeScratch(0, 0);
+  if (have.partialCount < need.partialFloats || have.counterCount < need.counterCount)
+    ex_.flush(); // launches recorded so far use the old scratch, which is freed now
+  a.scratch = ctx.decodeScratch(need.partialFloats, need.counterCount);
+  record([=](cudaStream_t s) { cuda::decodeAttention(s, a); });
+  const cuda::DecodeRotary &r = a.rotary;
+  sign(index_, a.dtype, a.q, a.qStrideB, a.qStrideH, a.out, a.cache, a.lens, a.scale,
+       a.maxSplits, a.scratch, a.batch, a.qHeads, a.kvHeads, a.headDim, a.newK, a.newV,
+       a.newKStrideB, a.newKStrideH, a.newVStrideB, a.newVStrideH, r.cos, r.sin, r.tableType,
+       r.rotaryDim, r.tableRowStride, r.tableStrideB, r.interleaved);
+}
+
+bool CudaExecutor::OpRecorder::attendToFreshStep(Value &q, Value &k, Value &v) {
+  if (!cache_ || !ex_.ctx_.fusedLaunchesEnabled() || k.kvSlot < 0 || v.kvSlot < 0)
+    return false;
+  const size_t ks = static_cast<size_t>(k.kvSlot), vs = static_cast<size_t>(v.kvSlot);
+  Value &nk = ex_.kvPending_[ks], &nv = ex_.kvPending_[vs];
+  if (!nk.set || !nv.set || ex_.partnerSlot_[ks] != static_cast<int>(vs) ||
+      ex_.fn_->kvSlots[ks].kind != KvKind::key)
+    return false;
+  DeferredRotary &r = ex_.deferredRotary_;
+  const bool rotated = r.op != SIZE_MAX;
+  if (rotated && (q.dev != r.qOut || nk.dev != r.kOut))
+    return false; // another layout: the separate launches
+  if (!rotated)
+    ensureDevice(q); // q is no cache view: no append is launched here
+  if (q.shape.size() != 4 || nk.shape.size() != 4 || nv.shape != nk.shape || q.shape[2] != 1 ||
+      nk.shape[2] != 1)
+    return false;
+  const int64_t batch = q.shape[0], qHeads = q.shape[1], headDim = q.shape[3];
+  const int64_t kvHeads = nk.shape[1];
+  if (nk.shape[0] != batch || nk.shape[3] != headDim || kvHeads <= 0 || qHeads % kvHeads != 0 ||
+      q.dtype != nk.dtype || q.dtype != nv.dtype || !cuda::decodeAttentionSupportsHeadDim(headDim) ||
+      maskPattern(1, k.shape[2]) == MaskPattern::general)
+    return false;
+  // Strides of extent-1 dims are never used: zeroed, so that only the used ones are checked.
+  auto used = [&](std::vector<int64_t> st) {
+    if (batch == 1)
+      st[0] = 0;
+    return st;
+  };
+  const std::vector<int64_t> qs = used(stridesOf(q)), kst = used(stridesOf(nk)),
+                             vst = used(stridesOf(nv));
+  cuda::DecodeAttentionArgs a;
+  a.dtype = q.dtype;
+  a.batch = batch;
+  a.qHeads = qHeads;
+  a.kvHeads = kvHeads;
+  a.headDim = headDim;
+  a.q = rotated ? r.args.x : q.dev;
+  a.qStrideB = rotated ? (batch == 1 ? 0 : r.args.xStrideB) : qs[0];
+  a.qStrideH = rotated ? r.args.xStrideH : qs[1];
+  a.newK = rotated ? r.kIn : nk.dev;
+  a.newKStrideB = a.qStrideB;
+  a.newKStrideH = a.qStrideH;
+  if (!rotated) {
+    a.newKStrideB = kst[0];
+    a.newKStrideH = kst[1];
+  }
+  a.newV = nv.dev;
+  a.newVStrideB = vst[0];
+  a.newVStrideH = vst[1];
+  if (rotated) {
+    a.rotary.cos = r.args.cos;
+    a.rotary.sin = r.args.sin;
+    a.rotary.tableType = r.args.tableType;
+    a.rotary.rotaryDim = r.args.rotaryDim;
+    a.rotary.tableRowStride = r.args.tableRowStride;
+    a.rotary.tableStrideB = r.args.tableStrideB;
+    a.rotary.interleaved = r.args.interleaved;
+  }
+  auto aligned = [](const void *p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
+  const bool fits =
+      (rotated || (qs[3] == 1 && kst[3] == 1)) && vst[3] == 1 && aligned(a.q) && aligned(a.newK) &&
+      aligned(a.newV) && a.qStrideB % 8 == 0 && a.qStrideH % 8 == 0 && a.newKStrideB % 8 == 0 &&
+      a.newKStrideH % 8 == 0 && a.newVStrideB % 8 == 0 && a.newVStrideH % 8 == 0 &&
+      (!rotated || (r.args.rotaryDim % 16 == 0 && r.args.tableRowStride % 8 == 0 &&
+                    aligned(r.args.cos) && aligned(r.args.sin)));
+  if (!fits)
+    return false;
+  Value &out = result(0, q.shape, q.dtype);
+  a.out = out.dev;
+  a.outStrideB = qHeads * headDim;
+  a.outStrideH = headDim;
+  a.cache = cache_->layerView(ks, vs);
+  a.lens = cache_->lengths();
+  a.lenOffset = 1;
+  a.scale = static_cast<float>(attrs().getFloat("scale"));
+  recordDecodeAttention(a);
+  // Released only now: `out` must not take the memory the launch reads.
+  for (Value *p : {&nk, &nv}) {
+    ex_.drop(p->block);
+    *p = Value();
+  }
+  for (void *b : r.blocks)
+    ex_.drop(b);
+  r = DeferredRotary();
+  return true;
+}
+
 void CudaExecutor::OpRecorder::attention() {
   Value &q = in(0), &k = in(1), &v = in(2);
+  if (attendToFreshStep(q, k, v))
+    return;
+  launchDeferredRotary();
   for (Value *x : {&q, &k, &v}) {
     ensureDevice(*x);
     if (x->shape.size() != 4 || stridesOf(*x)[3] != 1)
@@ -65,17 +184,9 @@ void CudaExecutor::OpRecorder::attention() {
       qHeads % kvHeads != 0 || q.dtype != k.dtype || q.dtype != v.dtype)
     fail("query ", shapeString(q.shape), ", key ", shapeString(k.shape), " and value ",
          shapeString(v.shape), " do not fit");
-  bool causal = attrs().getInt("causal", 0) != 0;
-  MaskPattern pattern = MaskPattern::none;
-  Value *mask = nullptr;
-  if (numInputs() > 3) {
-    mask = &in(3);
-    if (mask->maskPattern < 0) // classified once per call: every layer reads the same mask
-      mask->maskPattern = static_cast<int>(
-          mask->host.data || !mask->dev ? classifyMask(hostIn(3), qLen, kvLen) : MaskPattern::general);
-    pattern = static_cast<MaskPattern>(mask->maskPattern);
-    causal |= pattern == MaskPattern::causal;
-  }
+  const MaskPattern pattern = maskPattern(qLen, kvLen);
+  const bool causal = attrs().getInt("causal", 0) != 0 || pattern == MaskPattern::causal;
+  Value *mask = pattern == MaskPattern::general ? &in(3) : nullptr;
   const float scale = static_cast<float>(attrs().getFloat("scale"));
   Value &out = result(0, q.shape, q.dtype);
 
@@ -104,16 +215,7 @@ void CudaExecutor::OpRecorder::attention() {
       a.lens = lens;
       a.lenOffset = 1;
       a.scale = scale;
-      a.maxSplits = cuda::decodeAttentionDefaultSplits(batch, qHeads, kvHeads, headDim, cache_->capacity());
-      cuda::ScratchSize need = cuda::decodeAttentionScratch(batch, qHeads, kvHeads, headDim, a.maxSplits);
-      CudaContext &ctx = ex_.ctx_;
-      const cuda::SplitScratch &have = ctx.decodeScratch(0, 0);
-      if (have.partialCount < need.partialFloats || have.counterCount < need.counterCount)
-        ex_.flush(); // launches recorded so far use the old scratch, which is freed now
-      a.scratch = ctx.decodeScratch(need.partialFloats, need.counterCount);
-      record([=](cudaStream_t s) { cuda::decodeAttention(s, a); });
-      sign(index_, a.dtype, a.q, a.out, a.cache, a.lens, a.scale, a.maxSplits, a.scratch, batch,
-           qHeads, kvHeads, headDim);
+      recordDecodeAttention(a);
       return;
     }
     cuda::PrefillAttentionArgs a = attentionArgs(q, k, v, out.dev, cache_->capacity(), scale);
@@ -124,7 +226,7 @@ void CudaExecutor::OpRecorder::attention() {
 
   cuda::PrefillAttentionArgs a = attentionArgs(q, k, v, out.dev, kvLen, scale);
   a.causal = causal;
-  if (pattern == MaskPattern::general) {
+  if (mask) {
     makeContiguous(*mask);
     const Shape &ms = mask->shape;
     if (ms.size() < 2 || ms.size() > 4)

@@ -57,7 +57,8 @@ public:
   bool graphsEnabled() const { return graphs_; }
   void setGraphsEnabled(bool on) { graphs_ = on; }
   /// The batch-1 fused launches of the executors (RMSNorm or SwiGLU into the next GEMV,
-  /// q and k rotary in one launch; docs/cuda-runtime.md). On by default; off for
+  /// q and k rotary in one launch, rotary and KV append inside decode attention;
+  /// docs/cuda-runtime.md). On by default; off for
   /// comparisons (mmrun --no-fused-launches): the results are the same either way.
   bool fusedLaunchesEnabled() const { return fused_; }
   void setFusedLaunchesEnabled(bool on) { fused_ = on; }
@@ -149,6 +150,7 @@ private:
   void prepareConvWeights();
   void markInputsFeedingLinear();
   void markRotaryPairs();
+  void markStepsIntoAttention();
   /// True when `p` points into the weights and constants uploaded at load (never written
   /// by a launch), so that a GEMV may read it before the previous kernel has finished.
   bool isUploadedConstant(const char *p) const;
@@ -194,6 +196,25 @@ private:
   /// The op whose results an earlier op's launch already produced in this call (skipped).
   size_t doneByPrevious_ = SIZE_MAX;
   std::vector<int> partnerSlot_;              ///< per KV slot: the other slot of its layer
+  /// per KV slot: the results of its append and of its partner's feed only one
+  /// mm.attention on the device, as its key and value: a one-token step's decode-attention
+  /// launch may write the new rows itself (a fused step), so the pair's append launch is
+  /// left to that attention (or to the first other reader of the cache).
+  std::vector<bool> appendIntoAttention_;
+  /// per op: an mm.rotary pair (rotaryPairsWithNext_) whose query result feeds only an
+  /// mm.attention whose key is the pair's key result appended to the cache, with
+  /// appendIntoAttention_: that attention's fused step may rotate both itself.
+  std::vector<bool> rotaryIntoAttention_;
+  /// The merged q/k rotary launch left to a fused decode step (rotateWithNext); recorded
+  /// by launchDeferredRotary when anything else is to read its results. `blocks` (its
+  /// inputs' arena blocks) are retained until then.
+  struct DeferredRotary {
+    size_t op = SIZE_MAX; ///< the rotary op; SIZE_MAX: none deferred
+    cuda::RotaryArgs args;
+    const char *qOut = nullptr, *kOut = nullptr; ///< its results (views set, unwritten)
+    const char *kIn = nullptr;                   ///< the unrotated key heads (args' strides)
+    std::vector<void *> blocks;
+  } deferredRotary_;
   std::vector<Value> kvPending_;              ///< per KV slot: entries not yet appended
   DeviceBuffer parameters_;                   ///< weights and constants
   std::vector<char *> parameterDev_;          ///< per tensor: device copy, or null

@@ -355,15 +355,38 @@ bool CudaExecutor::OpRecorder::rotateWithNext(cuda::RotaryArgs a) {
   base.block = ex_.arenaAllocate(size_t(a.batch * a.heads * s * d) * es);
   char *y = static_cast<char *>(base.block);
   a.y = y;
-  record([=](cudaStream_t st) { cuda::rotary(st, a); });
-  sign(index_, a.dtype, a.x, a.y, a.batch, a.heads, a.seq, a.headDim, a.xStrideB, a.xStrideH,
-       a.xStrideS, a.rotaryDim, a.interleaved, a.cos, a.sin, a.tableType, a.tableStrideB);
   const std::vector<int64_t> strides{a.yStrideB, a.yStrideH, a.yStrideS, 1};
   view(0, base, y, {a.batch, hq, s, d}, strides);
   viewTensor(next.outputs[0], base, y + hq * s * d * int64_t(es), {a.batch, hk, s, d}, strides);
   ex_.drop(base.block); // the two views hold it
   ex_.doneByPrevious_ = index_ + 1;
+  DeferredRotary &r = ex_.deferredRotary_;
+  launchDeferredRotary(); // an earlier one nobody fused (none in the marked patterns)
+  r.op = index_;
+  r.args = a;
+  r.qOut = y;
+  r.kOut = y + hq * s * d * int64_t(es);
+  r.kIn = k.dev;
+  r.blocks = {values_[op().inputs[0]].block, k.block, values_[op().inputs[1]].block,
+              values_[op().inputs[2]].block}; // x, k, cos, sin
+  for (void *b : r.blocks)
+    ex_.retain(b);
+  if (!cache_ || !ex_.rotaryIntoAttention_[index_])
+    launchDeferredRotary();
   return true;
+}
+
+void CudaExecutor::OpRecorder::launchDeferredRotary() {
+  DeferredRotary &r = ex_.deferredRotary_;
+  if (r.op == SIZE_MAX)
+    return;
+  const cuda::RotaryArgs a = r.args;
+  ex_.pending_.push_back({r.op, [=](cudaStream_t st) { cuda::rotary(st, a); }});
+  sign(r.op, a.dtype, a.x, a.y, a.batch, a.heads, a.seq, a.headDim, a.xStrideB, a.xStrideH,
+       a.xStrideS, a.rotaryDim, a.interleaved, a.cos, a.sin, a.tableType, a.tableStrideB);
+  for (void *b : r.blocks)
+    ex_.drop(b);
+  r = DeferredRotary();
 }
 
 void CudaExecutor::OpRecorder::swiglu() {

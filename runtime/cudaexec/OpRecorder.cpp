@@ -226,7 +226,8 @@ void CudaExecutor::OpRecorder::appendToCache(size_t slot) {
   ex_.retain(fresh.block);
   ex_.kvPending_[slot] = fresh;
   const int partner = ex_.partnerSlot_[slot];
-  if (partner >= 0 && ex_.kvPending_[static_cast<size_t>(partner)].set)
+  const bool leftToAttention = ex_.ctx_.fusedLaunchesEnabled() && ex_.appendIntoAttention_[slot];
+  if (partner >= 0 && ex_.kvPending_[static_cast<size_t>(partner)].set && !leftToAttention)
     launchAppend(slot);
   Value &out = values_[op().outputs.at(0)];
   out = Value();
@@ -254,6 +255,7 @@ void CudaExecutor::OpRecorder::launchAppend(size_t slot) {
   Value &a = ex_.kvPending_[slot];
   if (!a.set)
     return;
+  launchDeferredRotary(); // it may produce the entries
   const int partner = ex_.partnerSlot_[slot];
   Value *b = partner >= 0 && ex_.kvPending_[static_cast<size_t>(partner)].set
                  ? &ex_.kvPending_[static_cast<size_t>(partner)]
@@ -293,6 +295,7 @@ void CudaExecutor::OpRecorder::launchAppend(size_t slot) {
 void CudaExecutor::OpRecorder::appendPending() {
   for (size_t s = 0; s < ex_.kvPending_.size(); ++s)
     launchAppend(s);
+  launchDeferredRotary();
 }
 
 void CudaExecutor::OpRecorder::launch() {

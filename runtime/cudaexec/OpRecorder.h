@@ -10,7 +10,9 @@
 #ifndef MM_RUNTIME_CUDAEXEC_OPRECORDER_H
 #define MM_RUNTIME_CUDAEXEC_OPRECORDER_H
 
+#include "runtime/cuda/Attention.h"
 #include "runtime/cuda/Kernels.h"
+#include "runtime/exec/MaskPattern.h"
 #include "runtime/cudaexec/CudaExecutor.h"
 
 namespace mm::rt::cudaexec {
@@ -82,6 +84,19 @@ private:
   /// records one launch over both into one new buffer, sets both ops' results as views
   /// of it, marks the next op done (doneByPrevious_) and returns true.
   bool rotateWithNext(cuda::RotaryArgs a);
+  /// Records the rotary launch deferred by rotateWithNext (deferredRotary_), if any.
+  void launchDeferredRotary();
+  /// The pattern of the attention mask (operand 3; none without one), classified once
+  /// per call.
+  MaskPattern maskPattern(int64_t qLen, int64_t kvLen);
+  /// Records a decodeAttention launch with scratch for its shapes (growing it between
+  /// segments when needed).
+  void recordDecodeAttention(cuda::DecodeAttentionArgs a);
+  /// mm.attention of a one-token step whose new key/value rows are still pending (and
+  /// whose q/k rotary may be deferred): one decode-attention launch appends, rotates and
+  /// attends (DecodeAttentionArgs::newK). Returns false, recording nothing, when the
+  /// operands do not take that form; the caller then runs the separate launches.
+  bool attendToFreshStep(Value &q, Value &k, Value &v);
 
   // Op launches (CudaOps.cpp, CudaAttentionOp.cpp).
   void linear();

@@ -31,8 +31,9 @@ static cl::opt<bool> noCudaGraphs("no-cuda-graphs",
                                   cl::desc("With --device cuda: launch every kernel, capture no CUDA graph"));
 static cl::opt<bool> noFusedLaunches(
     "no-fused-launches",
-    cl::desc("With --device cuda: no RMSNorm/SwiGLU fused into the next GEMV and no merged "
-             "q/k rotary launch (for comparisons; the results are the same)"));
+    cl::desc("With --device cuda: no RMSNorm/SwiGLU fused into the next GEMV, no merged "
+             "q/k rotary launch, no rotary and KV append inside decode attention (for "
+             "comparisons; the results are the same)"));
 static cl::opt<bool> info("info", cl::desc("Print the plan's functions, signatures and metadata"));
 static cl::opt<bool> json("json", cl::desc("Print results and timings as JSON"));
 static cl::opt<bool> profile("profile", cl::desc("Print time per op kind"));

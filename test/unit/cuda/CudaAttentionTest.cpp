@@ -12,6 +12,7 @@
 
 #include "runtime/cuda/Attention.h"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 
@@ -363,6 +364,156 @@ TEST_F(CudaAttentionTest, CapturedDecodeStepServesEveryStep) {
   cudaGraphDestroy(graph);
 }
 
+struct FusedStepCase {
+  int64_t B, Hq, Hkv, D, cap;
+  std::vector<int32_t> lens; ///< before the step
+  int64_t rotaryDim;         ///< 0: no rotary
+  bool interleaved, tableF32, tablePerBatch;
+  int maxSplits = 0, headsPerBlock = 0;
+};
+
+/// One decode step as a fused launch (DecodeAttentionArgs::newK and rotary) against the
+/// separate launches it replaces (rotary of q and k, kvCacheAppend, decodeAttention),
+/// which the other tests check against references: the outputs and the whole caches must
+/// be equal bit for bit (the fused kernel rounds the rotated q and k to the element type
+/// as the rotary launch stores them, and attends over the same keys in the same order).
+/// q, k and v are heads of one merged projection row [Hq + 2 Hkv, D] (padded), as in
+/// the executor.
+TEST_F(CudaAttentionTest, FusedStepMatchesSeparateLaunches) {
+  std::mt19937 gen(23);
+  const FusedStepCase cases[] = {
+      {1, 32, 4, 64, 512, {299}, 64, false, true, false},          // llava-1b-ts, f32 table
+      {3, 32, 4, 64, 1100, {0, 130, 1037}, 64, true, false, true, 7}, // interleaved, per batch
+      {3, 32, 4, 64, 1100, {1, 130, 1037}, 64, false, false, true, 7, 8}, // 8 heads per block
+      {2, 8, 8, 128, 300, {63, 298}, 64, false, true, true},        // partial rotary, MHA
+      {1, 8, 1, 256, 600, {555}, 0, false, true, false},            // no rotary: append only
+      {2, 8, 2, 64, 64, {0, 63}, 32, false, true, true, 1},         // the step fills the cache
+      {1, 32, 4, 64, 4096, {4000}, 64, false, false, false, 0, 2},  // many splits, 2 heads/block
+  };
+  for (DType dtype : kAllTypes)
+    for (const FusedStepCase &c : cases) {
+      const size_t es = dtypeSize(dtype);
+      const int64_t heads = c.Hq + 2 * c.Hkv, rowStride = heads * c.D + 8;
+      const int64_t cacheElems = c.B * c.Hkv * c.cap * c.D;
+      const HostArray kc = randomArray(dtype, cacheElems, gen, -2.0, 2.0);
+      const HostArray vc = randomArray(dtype, cacheElems, gen);
+      const HostArray qkv = randomArray(dtype, c.B * rowStride, gen, -2.0, 2.0);
+      const int64_t R = std::max<int64_t>(c.rotaryDim, 16);
+      const DType tableType = c.tableF32 ? DType::f32 : dtype;
+      const int64_t tableRows = c.tablePerBatch ? c.B : 1;
+      const HostArray cosT = randomArray(tableType, tableRows * R, gen);
+      const HostArray sinT = randomArray(tableType, tableRows * R, gen);
+      DeviceBuffer dqkv = upload(qkv), dcos = upload(cosT), dsin = upload(sinT);
+      DeviceBuffer k1 = upload(kc), v1 = upload(vc), k2 = upload(kc), v2 = upload(vc);
+      DeviceBuffer dl = uploadVector(c.lens);
+      DeviceBuffer rot(c.B * (c.Hq + c.Hkv) * c.D * es);
+      DeviceBuffer out1 = poisoned(dtype, c.B * c.Hq * c.D), out2 = poisoned(dtype, c.B * c.Hq * c.D);
+      const int splits = c.maxSplits > 0
+                             ? c.maxSplits
+                             : decodeAttentionDefaultSplits(c.B, c.Hq, c.Hkv, c.D, c.cap);
+      DecodeScratch s1(c.B, c.Hq, c.Hkv, c.D, splits), s2(c.B, c.Hq, c.Hkv, c.D, splits);
+      char *base = static_cast<char *>(dqkv.get());
+      char *kIn = base + c.Hq * c.D * es, *vIn = base + (c.Hq + c.Hkv) * c.D * es;
+
+      DecodeAttentionArgs a;
+      a.dtype = dtype;
+      a.batch = c.B;
+      a.qHeads = c.Hq;
+      a.kvHeads = c.Hkv;
+      a.headDim = c.D;
+      a.outStrideB = c.Hq * c.D;
+      a.outStrideH = c.D;
+      a.lens = dl.as<int32_t>();
+      a.lenOffset = 1;
+      a.scale = float(1.0 / std::sqrt(double(c.D)));
+      a.maxSplits = c.maxSplits;
+      a.headsPerBlock = c.headsPerBlock;
+
+      // Separate launches.
+      const void *q1 = base, *newK1 = kIn;
+      int64_t q1StrideB = rowStride, k1StrideB = rowStride;
+      if (c.rotaryDim > 0) {
+        RotaryArgs r;
+        r.dtype = dtype;
+        r.x = base;
+        r.y = rot.get();
+        r.batch = c.B;
+        r.heads = c.Hq + c.Hkv;
+        r.seq = 1;
+        r.headDim = c.D;
+        r.xStrideB = rowStride;
+        r.xStrideH = r.xStrideS = c.D;
+        r.yStrideB = (c.Hq + c.Hkv) * c.D;
+        r.yStrideH = r.yStrideS = c.D;
+        r.rotaryDim = c.rotaryDim;
+        r.interleaved = c.interleaved;
+        r.cos = dcos.get();
+        r.sin = dsin.get();
+        r.tableType = tableType;
+        r.tableRowStride = R;
+        r.tableStrideB = c.tablePerBatch ? 1 : 0;
+        rotary(stream, r);
+        q1 = rot.get();
+        newK1 = static_cast<char *>(rot.get()) + c.Hq * c.D * es;
+        q1StrideB = k1StrideB = (c.Hq + c.Hkv) * c.D;
+      }
+      const KvCacheView cache1{k1.get(), v1.get(), c.B, c.Hkv, c.cap, c.D};
+      // Keys and values have different batch strides: one append each (a view naming one
+      // buffer twice, as the executor does for a lone slot).
+      kvCacheAppend(stream, dtype, {k1.get(), k1.get(), c.B, c.Hkv, c.cap, c.D}, newK1, newK1,
+                    1, k1StrideB, c.D, c.D, dl.as<int32_t>(), nullptr);
+      kvCacheAppend(stream, dtype, {v1.get(), v1.get(), c.B, c.Hkv, c.cap, c.D}, vIn, vIn, 1,
+                    rowStride, c.D, c.D, dl.as<int32_t>(), nullptr);
+      DecodeAttentionArgs sep = a;
+      sep.q = q1;
+      sep.qStrideB = q1StrideB;
+      sep.qStrideH = c.D;
+      sep.out = out1.get();
+      sep.cache = cache1;
+      sep.scratch = s1.view;
+      decodeAttention(stream, sep);
+
+      // One fused launch.
+      DecodeAttentionArgs fused = a;
+      fused.q = base;
+      fused.qStrideB = rowStride;
+      fused.qStrideH = c.D;
+      fused.out = out2.get();
+      fused.cache = {k2.get(), v2.get(), c.B, c.Hkv, c.cap, c.D};
+      fused.scratch = s2.view;
+      fused.newK = kIn;
+      fused.newV = vIn;
+      fused.newKStrideB = fused.newVStrideB = rowStride;
+      fused.newKStrideH = fused.newVStrideH = c.D;
+      if (c.rotaryDim > 0) {
+        fused.rotary.cos = dcos.get();
+        fused.rotary.sin = dsin.get();
+        fused.rotary.tableType = tableType;
+        fused.rotary.rotaryDim = c.rotaryDim;
+        fused.rotary.tableRowStride = R;
+        fused.rotary.tableStrideB = c.tablePerBatch ? 1 : 0;
+        fused.rotary.interleaved = c.interleaved;
+      }
+      decodeAttention(stream, fused);
+
+      const std::string what = std::string(dtypeLabel(dtype)) + " B" + std::to_string(c.B) +
+                               " H" + std::to_string(c.Hq) + "/" + std::to_string(c.Hkv) +
+                               " D" + std::to_string(c.D) + " cap" + std::to_string(c.cap) +
+                               " rotary " + std::to_string(c.rotaryDim) +
+                               (c.interleaved ? " interleaved" : "");
+      const size_t outBytes = size_t(c.B * c.Hq * c.D) * es, cacheBytes = size_t(cacheElems) * es;
+      EXPECT_EQ(downloadVector<uint8_t>(out1, outBytes), downloadVector<uint8_t>(out2, outBytes))
+          << "output, " << what;
+      EXPECT_EQ(downloadVector<uint8_t>(k1, cacheBytes), downloadVector<uint8_t>(k2, cacheBytes))
+          << "key cache, " << what;
+      EXPECT_EQ(downloadVector<uint8_t>(v1, cacheBytes), downloadVector<uint8_t>(v2, cacheBytes))
+          << "value cache, " << what;
+      const std::vector<double> got = download(out2, dtype, size_t(c.B * c.Hq * c.D));
+      EXPECT_TRUE(std::none_of(got.begin(), got.end(), [](double x) { return std::isnan(x); }))
+          << "unwritten output, " << what;
+    }
+}
+
 TEST_F(CudaAttentionTest, UnsupportedShapesThrow) {
   PrefillAttentionArgs p;
   p.dtype = DType::bf16;
@@ -392,6 +543,20 @@ TEST_F(CudaAttentionTest, UnsupportedShapesThrow) {
   d.headsPerBlock = 3; // not a power of two dividing the group of 4
   EXPECT_THROW(decodeAttention(stream, d), Error);
   d.headsPerBlock = 8; // larger than the group
+  EXPECT_THROW(decodeAttention(stream, d), Error);
+  d.headsPerBlock = 0;
+  d.lenOffset = 1;
+  d.newK = buf.get(); // a fused step without its value rows
+  EXPECT_THROW(decodeAttention(stream, d), Error);
+  d.newK = nullptr;
+  d.rotary.cos = d.rotary.sin = buf.get(); // a rotary table without the step's key rows
+  d.rotary.rotaryDim = d.rotary.tableRowStride = 64;
+  EXPECT_THROW(decodeAttention(stream, d), Error);
+  d.newK = d.newV = buf.get();
+  d.rotary.rotaryDim = 24; // not a multiple of 16
+  EXPECT_THROW(decodeAttention(stream, d), Error);
+  d.rotary.rotaryDim = 64;
+  d.lenOffset = 0; // a fused step attends to the row it appends
   EXPECT_THROW(decodeAttention(stream, d), Error);
 }
 

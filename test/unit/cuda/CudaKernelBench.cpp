@@ -400,8 +400,9 @@ void benchDecodeSmallKernels(cudaStream_t s) {
 /// as the executor issues them (per layer: add+RMSNorm, QKV projection, rotary on q and
 /// k, KV append, decode attention, output projection, add+RMSNorm, gate+up projection,
 /// SwiGLU, down projection; then the final norm, lm_head, argmax and the length advance),
-/// in one CUDA graph, at KV length 300; with programmatic dependent launch off and on, and
-/// with the SwiGLU and the RMSNorms fused into the GEMVs that read them.
+/// in one CUDA graph, at KV length 300; with programmatic dependent launch off and on,
+/// with the SwiGLU and the RMSNorms fused into the GEMVs that read them, and with the
+/// rotary and the KV append done by the attention launch (a fused decode step).
 void benchDecodeStep(cudaStream_t s, Blas &blas, double copyBw) {
   const int64_t cap = 1024, qkvN = kHidden + 2 * kKvHeads * kHeadDim;
   const size_t perLayer = size_t(kHidden * qkvN + kHidden * kHidden + kHidden * 2 * kInter +
@@ -420,12 +421,15 @@ void benchDecodeStep(cudaStream_t s, Blas &blas, double copyBw) {
   for (int64_t i = 0; i < kHeadDim / 2; ++i)
     inv[i] = float(std::pow(10000.0, -2.0 * double(i) / kHeadDim));
   DeviceBuffer invFreq = uploadVector(inv);
+  // The fused step's rotary table (one row; its values do not change the timing).
+  DeviceBuffer cosRow = uploadVector(std::vector<float>(kHeadDim, 0.6f)),
+               sinRow = uploadVector(std::vector<float>(kHeadDim, 0.8f));
   const int splits = decodeAttentionDefaultSplits(1, kHeads, kKvHeads, kHeadDim, cap);
   const ScratchSize need = decodeAttentionScratch(1, kHeads, kKvHeads, kHeadDim, splits);
   DeviceBuffer partials(std::max<size_t>(1, need.partialFloats) * 4),
       counters(std::max<size_t>(1, need.counterCount) * 4);
   checkCuda(cudaMemset(counters.get(), 0, counters.bytes()), "memset");
-  int fuse = 0; // 0: no fused inputs; 1: SwiGLU into down; 2: and the RMSNorms too
+  int fuse = 0; // 0: no fused inputs; 1: SwiGLU into down; 2: and the RMSNorms; 3: and the step
   auto linear = [&](const void *in, const uint16_t *w, void *out, int64_t k, int64_t n,
                     GemvInput input = {}) {
     Blas::LinearArgs a;
@@ -477,18 +481,27 @@ void benchDecodeStep(cudaStream_t s, Blas &blas, double copyBw) {
     for (int l = 0; l < kLayers; ++l) {
       normLinear(res.get(), sum.get(), w, qkv.get(), qkvN);
       w += kHidden * qkvN;
-      rope(0, kHeads);
-      rope(kHidden, kKvHeads);
       const size_t layerCache = size_t(l * kKvHeads * cap * kHeadDim);
       const KvCacheView cache{kc.as<uint16_t>() + layerCache, vc.as<uint16_t>() + layerCache, 1,
                               kKvHeads, cap, kHeadDim};
-      kvCacheAppend(s, DType::bf16, cache, qkv.as<uint16_t>() + kHidden,
-                    qkv.as<uint16_t>() + kHidden + kKvHeads * kHeadDim, 1, qkvN, kHeadDim, qkvN,
-                    lens.as<int32_t>(), nullptr);
+      const uint16_t *newK = qkv.as<uint16_t>() + kHidden, *newV = newK + kKvHeads * kHeadDim;
+      if (fuse < 3) {
+        rope(0, kHeads);
+        rope(kHidden, kKvHeads);
+        kvCacheAppend(s, DType::bf16, cache, newK, newV, 1, qkvN, kHeadDim, qkvN,
+                      lens.as<int32_t>(), nullptr);
+      }
       DecodeAttentionArgs a = llavaDecodeArgs(
           qkv.get(), qkvN, attn.get(), cache, lens.as<int32_t>(), splits,
           {partials.as<float>(), need.partialFloats, counters.as<unsigned>(), need.counterCount});
       a.lenOffset = 1;
+      if (fuse >= 3) {
+        a.newK = newK;
+        a.newV = newV;
+        a.newKStrideB = a.newVStrideB = qkvN;
+        a.newKStrideH = a.newVStrideH = kHeadDim;
+        a.rotary = {cosRow.get(), sinRow.get(), DType::f32, kHeadDim, kHeadDim, 0, false};
+      }
       decodeAttention(s, a);
       linear(attn.get(), w, x.get(), kHidden, kHidden);
       w += kHidden * kHidden;
@@ -521,7 +534,8 @@ void benchDecodeStep(cudaStream_t s, Blas &blas, double copyBw) {
   const Variant variants[] = {{false, 0, "PDL off, no fused inputs"},
                               {true, 0, "PDL on,  no fused inputs"},
                               {true, 1, "PDL on,  SwiGLU in the down GEMV"},
-                              {true, 2, "PDL on,  SwiGLU and RMSNorms in GEMVs"}};
+                              {true, 2, "PDL on,  SwiGLU and RMSNorms in GEMVs"},
+                              {true, 3, "PDL on,  and rotary + append in attention"}};
   for (const Variant &v : variants) {
     setProgrammaticDependentLaunch(v.pdl);
     fuse = v.fuse;
