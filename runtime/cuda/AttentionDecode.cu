@@ -6,10 +6,13 @@
 // works on 32/(D/8) keys at once and keeps U such steps of loads in flight. Every lane
 // group keeps its own online-softmax state (max, sum, output) per head; the states are
 // merged across the lane groups (shuffles), across the warps (shared memory) and, when
-// the sequence is split over blocks (flash-decoding, Dao et al. 2023), across the blocks:
-// each block writes an unnormalised partial (max, sum, output) and the last block of its
-// (batch, head group) to arrive merges them (per-split weights computed once in shared
-// memory, then independent loads per output channel) and resets its counter.
+// the sequence is split over blocks (flash-decoding, Dao et al. 2023), across the blocks.
+// Up to 8 splits form a thread-block cluster (sm_90): each block leaves its unnormalised
+// partial (max, sum, output) in shared memory and the cluster's first block merges them
+// through distributed shared memory. More splits go through global scratch: each block
+// writes its partial and the last block of its (batch, head group) to arrive merges them
+// (per-split weights computed once in shared memory, then independent loads per output
+// channel) and resets its counter.
 // The length comes from device memory, so one launch configuration (captured in a CUDA
 // graph) serves every step; the number of splits in use (at least 64 keys each) is
 // derived from it on the device.
@@ -24,16 +27,21 @@
 #include "runtime/cuda/Attention.h"
 #include "runtime/cuda/DeviceUtil.cuh"
 
+#include <cooperative_groups.h>
+
 #include <algorithm>
 #include <cmath>
 
 namespace mm::rt::cuda {
 namespace {
 
+namespace cg = cooperative_groups;
+
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
 constexpr int kMinKeysPerSplit = 64;
 constexpr int kMaxSplits = 128; // bounds the last block's shared-memory merge table
+constexpr int kMaxClusterSplits = 8; // portable thread-block cluster size
 
 struct DecodeParams {
   const void *q;
@@ -114,7 +122,9 @@ __device__ __forceinline__ void mergeState(float &m, float &l, float (&o)[N], fl
   m = mx;
 }
 
-template <typename T, int D, int G>
+/// Cluster: the grid's splits (gridDim.x <= kMaxClusterSplits) form one thread-block
+/// cluster per (batch, head group), merged through distributed shared memory.
+template <typename T, int D, int G, bool Cluster>
 __global__ void __launch_bounds__(kThreads) decodeKernel(DecodeParams p) {
   gridDependencySync();
   constexpr int TPK = D / 8;               // lanes per key
@@ -131,14 +141,7 @@ __global__ void __launch_bounds__(kThreads) decodeKernel(DecodeParams p) {
   const int hkv = blockIdx.y / p.groupChunks, gc = blockIdx.y % p.groupChunks;
   const int hq0 = hkv * p.group + gc * G;
 
-  const int len = int(max(int64_t(0), min(int64_t(p.lens[b]) + p.lenOffset, p.capacity)));
-  const int nsplit = max(1, min(p.maxSplits, (len + kMinKeysPerSplit - 1) / kMinKeysPerSplit));
-  const int split = blockIdx.x;
-  if (split >= nsplit)
-    return; // uniform over the block
-  const int chunk = (len + nsplit - 1) / nsplit;
-  const int t0 = split * chunk, t1 = min(len, t0 + chunk);
-
+  // The loads that do not depend on the length first, so that their latency overlaps.
   const int64_t tableRow = int64_t(b) * p.tableStrideB;
   float q[G][8], o[G][8], m[G], l[G];
 #pragma unroll
@@ -153,14 +156,9 @@ __global__ void __launch_bounds__(kThreads) decodeKernel(DecodeParams p) {
     m[g] = -INFINITY;
     l[g] = 0.0f;
   }
-
-  const int64_t head = (int64_t(b) * p.kvHeads + hkv) * p.capacity * D + part * 8;
-  T *kb = static_cast<T *>(p.k) + head;
-  T *vb = static_cast<T *>(p.v) + head;
-  // The fused step's row: held by the split that contains it, written by one block.
-  const int newRow = p.newK ? p.lens[b] + p.lenOffset - 1 : -1;
+  // The fused step's new rows (the key rotated and rounded as the rotary launch stores it).
   Raw8<T> kNew{}, vNew{};
-  if (newRow >= t0 && newRow < t1) { // uniform over the block
+  if (p.newK) {
     float kf[8];
     loadRotated8(static_cast<const T *>(p.newK) + b * p.nksb + hkv * p.nksh, part * 8, p,
                  tableRow, kf);
@@ -168,12 +166,27 @@ __global__ void __launch_bounds__(kThreads) decodeKernel(DecodeParams p) {
     for (int j = 0; j < 8; ++j)
       reinterpret_cast<T *>(kNew.w)[j] = fromF<T>(kf[j]); // exact: kf is rounded to T
     loadRaw8(static_cast<const T *>(p.newV) + b * p.nvsb + hkv * p.nvsh + part * 8, vNew);
-    if (gc == 0 && warp == 0 && sub == 0) {
+  }
+
+  const int len = int(max(int64_t(0), min(int64_t(p.lens[b]) + p.lenOffset, p.capacity)));
+  const int nsplit = max(1, min(p.maxSplits, (len + kMinKeysPerSplit - 1) / kMinKeysPerSplit));
+  const int split = blockIdx.x;
+  if (split >= nsplit && (!Cluster || nsplit == 1))
+    return; // uniform over the block (in a cluster, every block takes part in a merge)
+  const int chunk = (len + nsplit - 1) / nsplit;
+  const int t0 = split * chunk, t1 = min(len, t0 + chunk); // empty for an idle cluster block
+
+  const int64_t head = (int64_t(b) * p.kvHeads + hkv) * p.capacity * D + part * 8;
+  T *kb = static_cast<T *>(p.k) + head;
+  T *vb = static_cast<T *>(p.v) + head;
+  // The fused step's row: attended from registers by the split that holds it, written to
+  // the cache by that split's block of the first head chunk.
+  const int newRow = p.newK ? p.lens[b] + p.lenOffset - 1 : -1;
+  if (newRow >= t0 && newRow < t1 && gc == 0 && warp == 0 && sub == 0) {
 #pragma unroll
-      for (int i = 0; i < Raw8<T>::kWords; ++i) {
-        reinterpret_cast<uint4 *>(kb + int64_t(newRow) * D)[i] = kNew.w[i];
-        reinterpret_cast<uint4 *>(vb + int64_t(newRow) * D)[i] = vNew.w[i];
-      }
+    for (int i = 0; i < Raw8<T>::kWords; ++i) {
+      reinterpret_cast<uint4 *>(kb + int64_t(newRow) * D)[i] = kNew.w[i];
+      reinterpret_cast<uint4 *>(vb + int64_t(newRow) * D)[i] = vNew.w[i];
     }
   }
   for (int tb = t0 + warp * KPW; tb < t1; tb += KPS * U) { // tb is uniform over the warp
@@ -260,6 +273,7 @@ __global__ void __launch_bounds__(kThreads) decodeKernel(DecodeParams p) {
   // Merge the warps; thread idx handles (head g, channel d).
   const int64_t rowBase = int64_t(b) * p.qHeads + hq0; // partial row of head g: rowBase + g
   const int64_t mlBase = int64_t(p.batch) * p.qHeads * p.maxSplits * D;
+  __shared__ float smPartO[Cluster ? G : 1][Cluster ? D : 1], smPartM[G], smPartL[G];
   for (int idx = threadIdx.x; idx < G * D; idx += kThreads) {
     const int g = idx / D, d = idx % D;
     float mx = -INFINITY;
@@ -278,6 +292,12 @@ __global__ void __launch_bounds__(kThreads) decodeKernel(DecodeParams p) {
     if (nsplit == 1) {
       T *op = static_cast<T *>(p.out) + b * p.osb + (hq0 + g) * p.osh;
       op[d] = fromF<T>(L > 0.0f ? O / L : 0.0f);
+    } else if constexpr (Cluster) {
+      smPartO[g][d] = O;
+      if (d == 0) {
+        smPartM[g] = mx;
+        smPartL[g] = L;
+      }
     } else {
       const int64_t prow = (rowBase + g) * p.maxSplits + split;
       p.partials[prow * D + d] = O;
@@ -289,7 +309,32 @@ __global__ void __launch_bounds__(kThreads) decodeKernel(DecodeParams p) {
     }
   }
   if (nsplit == 1)
+    return; // uniform over the cluster: every block sees the same length
+  if constexpr (Cluster) {
+    // The cluster is this (batch, head group)'s splits, ranked by split.
+    cg::cluster_group cluster = cg::this_cluster();
+    cluster.sync(); // every block's partial is in its shared memory
+    if (split == 0) {
+      for (int idx = threadIdx.x; idx < G * D; idx += kThreads) {
+        const int g = idx / D, d = idx % D;
+        float mx = -INFINITY;
+        for (int sp = 0; sp < nsplit; ++sp)
+          mx = fmaxf(mx, cluster.map_shared_rank(&smPartM[g], sp)[0]);
+        float L = 0.0f, O = 0.0f;
+        if (mx != -INFINITY) {
+          for (int sp = 0; sp < nsplit; ++sp) {
+            const float c = exp2f(cluster.map_shared_rank(&smPartM[g], sp)[0] - mx);
+            L += c * cluster.map_shared_rank(&smPartL[g], sp)[0];
+            O += c * cluster.map_shared_rank(&smPartO[g][d], sp)[0];
+          }
+        }
+        T *op = static_cast<T *>(p.out) + b * p.osb + (hq0 + g) * p.osh;
+        op[d] = fromF<T>(L > 0.0f ? O / L : 0.0f);
+      }
+    }
+    cluster.sync(); // keep every block's shared memory until the first block has read it
     return;
+  }
   __syncthreads();
   unsigned *counter = p.counters + int64_t(b) * gridDim.y + blockIdx.y;
   if (threadIdx.x == 0)
@@ -360,16 +405,26 @@ int headsPerBlock(int64_t batch, int64_t qHeads, int64_t kvHeads, int64_t headDi
   return 1;
 }
 
+/// Splits 2..kMaxClusterSplits form one cluster per (batch, head group).
+template <typename T, int D, int G>
+void launchDecodeKernel(cudaStream_t stream, dim3 grid, const DecodeParams &p) {
+  if (grid.x >= 2 && grid.x <= unsigned(kMaxClusterSplits))
+    launchClusterKernel(decodeKernel<T, D, G, true>, grid, dim3(grid.x, 1, 1), kThreads, 0,
+                        stream, p);
+  else
+    launchKernel(decodeKernel<T, D, G, false>, grid, kThreads, 0, stream, p);
+}
+
 template <typename T, int D>
 void launchDecodeG(cudaStream_t stream, int g, dim3 grid, const DecodeParams &p) {
   switch (g) {
   case 8:
     if constexpr (D <= 128)
-      launchKernel(decodeKernel<T, D, 8>, grid, kThreads, 0, stream, p);
+      launchDecodeKernel<T, D, 8>(stream, grid, p);
     return;
-  case 4: launchKernel(decodeKernel<T, D, 4>, grid, kThreads, 0, stream, p); return;
-  case 2: launchKernel(decodeKernel<T, D, 2>, grid, kThreads, 0, stream, p); return;
-  default: launchKernel(decodeKernel<T, D, 1>, grid, kThreads, 0, stream, p); return;
+  case 4: launchDecodeKernel<T, D, 4>(stream, grid, p); return;
+  case 2: launchDecodeKernel<T, D, 2>(stream, grid, p); return;
+  default: launchDecodeKernel<T, D, 1>(stream, grid, p); return;
   }
 }
 

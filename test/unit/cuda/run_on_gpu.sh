@@ -34,7 +34,7 @@ if command -v compute-sanitizer > /dev/null; then
     --gtest_filter="$filter" > "$out/memcheck.log" 2>&1
   echo "== memcheck ($filter): exit $? $(grep -E 'ERROR SUMMARY' "$out/memcheck.log" | tail -1)" | tee -a "$summary"
   timeout 100 compute-sanitizer --tool racecheck --error-exitcode 9 "$d/CudaKernelTest" \
-    --gtest_filter='CudaAttentionTest.DecodeMatchesReference:*RepeatedSplitGemv*:*LayerNorm*' \
+    --gtest_filter='CudaAttentionTest.DecodeMatchesReference:CudaAttentionTest.FusedStep*:*RepeatedSplitGemv*:*LayerNorm*' \
     > "$out/racecheck.log" 2>&1
   echo "== racecheck: exit $? $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$out/racecheck.log" | tail -1)" | tee -a "$summary"
 else
