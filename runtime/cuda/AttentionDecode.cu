@@ -124,7 +124,9 @@ __device__ __forceinline__ void mergeState(float &m, float &l, float (&o)[N], fl
 
 /// Cluster: the grid's splits (gridDim.x <= kMaxClusterSplits) form one thread-block
 /// cluster per (batch, head group), merged through distributed shared memory.
-template <typename T, int D, int G, bool Cluster>
+/// Step: a fused step (p.newK set); without it the kernel keeps no registers for the new
+/// rows (G = 1 stays at 64 registers: 4 blocks per multiprocessor).
+template <typename T, int D, int G, bool Cluster, bool Step>
 __global__ void __launch_bounds__(kThreads) decodeKernel(DecodeParams p) {
   gridDependencySync();
   constexpr int TPK = D / 8;               // lanes per key
@@ -146,8 +148,11 @@ __global__ void __launch_bounds__(kThreads) decodeKernel(DecodeParams p) {
   float q[G][8], o[G][8], m[G], l[G];
 #pragma unroll
   for (int g = 0; g < G; ++g) {
-    loadRotated8(static_cast<const T *>(p.q) + b * p.qsb + (hq0 + g) * p.qsh, part * 8, p,
-                 tableRow, q[g]);
+    const T *qh = static_cast<const T *>(p.q) + b * p.qsb + (hq0 + g) * p.qsh;
+    if constexpr (Step)
+      loadRotated8(qh, part * 8, p, tableRow, q[g]);
+    else
+      load8(qh + part * 8, q[g]);
 #pragma unroll
     for (int j = 0; j < 8; ++j) {
       q[g][j] *= p.scaleLog2;
@@ -158,7 +163,7 @@ __global__ void __launch_bounds__(kThreads) decodeKernel(DecodeParams p) {
   }
   // The fused step's new rows (the key rotated and rounded as the rotary launch stores it).
   Raw8<T> kNew{}, vNew{};
-  if (p.newK) {
+  if constexpr (Step) {
     float kf[8];
     loadRotated8(static_cast<const T *>(p.newK) + b * p.nksb + hkv * p.nksh, part * 8, p,
                  tableRow, kf);
@@ -181,7 +186,7 @@ __global__ void __launch_bounds__(kThreads) decodeKernel(DecodeParams p) {
   T *vb = static_cast<T *>(p.v) + head;
   // The fused step's row: attended from registers by the split that holds it, written to
   // the cache by that split's block of the first head chunk.
-  const int newRow = p.newK ? p.lens[b] + p.lenOffset - 1 : -1;
+  const int newRow = Step ? p.lens[b] + p.lenOffset - 1 : -1;
   if (newRow >= t0 && newRow < t1 && gc == 0 && warp == 0 && sub == 0) {
 #pragma unroll
     for (int i = 0; i < Raw8<T>::kWords; ++i) {
@@ -196,7 +201,7 @@ __global__ void __launch_bounds__(kThreads) decodeKernel(DecodeParams p) {
     for (int u = 0; u < U; ++u) {
       const int t = tb + u * KPS + sub;
       valid[u] = t < t1;
-      if (valid[u] && t == newRow) {
+      if (Step && valid[u] && t == newRow) {
         kr[u] = kNew;
         vr[u] = vNew;
       } else if (valid[u]) {
@@ -406,13 +411,21 @@ int headsPerBlock(int64_t batch, int64_t qHeads, int64_t kvHeads, int64_t headDi
 }
 
 /// Splits 2..kMaxClusterSplits form one cluster per (batch, head group).
-template <typename T, int D, int G>
+template <typename T, int D, int G, bool Step>
 void launchDecodeKernel(cudaStream_t stream, dim3 grid, const DecodeParams &p) {
   if (grid.x >= 2 && grid.x <= unsigned(kMaxClusterSplits))
-    launchClusterKernel(decodeKernel<T, D, G, true>, grid, dim3(grid.x, 1, 1), kThreads, 0,
-                        stream, p);
+    launchClusterKernel(decodeKernel<T, D, G, true, Step>, grid, dim3(grid.x, 1, 1), kThreads,
+                        0, stream, p);
   else
-    launchKernel(decodeKernel<T, D, G, false>, grid, kThreads, 0, stream, p);
+    launchKernel(decodeKernel<T, D, G, false, Step>, grid, kThreads, 0, stream, p);
+}
+
+template <typename T, int D, int G>
+void launchDecodeKernel(cudaStream_t stream, dim3 grid, const DecodeParams &p) {
+  if (p.newK)
+    launchDecodeKernel<T, D, G, true>(stream, grid, p);
+  else
+    launchDecodeKernel<T, D, G, false>(stream, grid, p);
 }
 
 template <typename T, int D>
