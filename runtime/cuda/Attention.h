@@ -98,7 +98,7 @@ struct DecodeRotary {
 ///   capacity) and attends to them there, in place of a kvCacheAppend launch before it.
 ///   rotary (optional, needs newK): rotates q and the new key rows before use, as `rotary`
 ///   (Kernels.h) with the same table would, including the rounding to dtype.
-/// headDim must be 64, 128 or 256; qHeads a multiple of kvHeads; q, out, the cache, the
+/// headDim must be 64, 128 or 256; qHeads a multiple of kvHeads; q, the cache, the
 /// new rows and the rotary tables 16-byte aligned with strides that are multiples of 8
 /// elements. Throws Error on bad arguments.
 struct DecodeAttentionArgs {
@@ -125,7 +125,8 @@ void decodeAttention(cudaStream_t stream, const DecodeAttentionArgs &args);
 int decodeAttentionDefaultSplits(int64_t batch, int64_t qHeads, int64_t kvHeads,
                                  int64_t headDim, int64_t capacity);
 /// Scratch a decodeAttention launch needs: partialFloats floats and counterCount
-/// counters (for maxSplits = 0 pass decodeAttentionDefaultSplits(...)).
+/// counters (for maxSplits = 0 pass decodeAttentionDefaultSplits(...)). None up to 8
+/// splits: they are merged inside a thread-block cluster; more go through the scratch.
 struct ScratchSize {
   size_t partialFloats = 0;
   size_t counterCount = 0;

@@ -164,12 +164,16 @@ __global__ void __launch_bounds__(kThreads) decodeKernel(DecodeParams p) {
   // The fused step's new rows (the key rotated and rounded as the rotary launch stores it).
   Raw8<T> kNew{}, vNew{};
   if constexpr (Step) {
-    float kf[8];
-    loadRotated8(static_cast<const T *>(p.newK) + b * p.nksb + hkv * p.nksh, part * 8, p,
-                 tableRow, kf);
+    const T *nk = static_cast<const T *>(p.newK) + b * p.nksb + hkv * p.nksh;
+    if (p.cos && part * 8 < 2 * p.halfR) {
+      float kf[8];
+      loadRotated8(nk, part * 8, p, tableRow, kf);
 #pragma unroll
-    for (int j = 0; j < 8; ++j)
-      reinterpret_cast<T *>(kNew.w)[j] = fromF<T>(kf[j]); // exact: kf is rounded to T
+      for (int j = 0; j < 8; ++j)
+        reinterpret_cast<T *>(kNew.w)[j] = fromF<T>(kf[j]); // exact: kf is rounded to T
+    } else {
+      loadRaw8(nk + part * 8, kNew); // copied bits, as the append and the rotary copy them
+    }
     loadRaw8(static_cast<const T *>(p.newV) + b * p.nvsb + hkv * p.nvsh + part * 8, vNew);
   }
 
@@ -478,8 +482,10 @@ void checkFusedStep(const DecodeAttentionArgs &a) {
          " or f32");
   if (r.rotaryDim <= 0 || r.rotaryDim % 16 != 0 || r.rotaryDim > a.headDim)
     fail(k, ": rotary width ", r.rotaryDim, " must be a multiple of 16 in (0, ", a.headDim, "]");
-  if (r.tableRowStride < r.rotaryDim || r.tableRowStride % 8 != 0 || r.tableStrideB < 0 ||
-      !aligned16(r.cos) || !aligned16(r.sin))
+  if (r.tableStrideB < 0)
+    fail(k, ": rotary table batch stride ", r.tableStrideB, " (rows) is negative");
+  if (r.tableRowStride < r.rotaryDim || r.tableRowStride % 8 != 0 || !aligned16(r.cos) ||
+      !aligned16(r.sin))
     fail(k, ": rotary tables must be 16-byte aligned with a row stride (", r.tableRowStride,
          ") that is a multiple of 8 and at least the rotary width ", r.rotaryDim);
 }
@@ -502,7 +508,7 @@ int decodeAttentionDefaultSplits(int64_t batch, int64_t qHeads, int64_t kvHeads,
 ScratchSize decodeAttentionScratch(int64_t batch, int64_t qHeads, int64_t kvHeads,
                                    int64_t headDim, int maxSplits) {
   ScratchSize s;
-  if (maxSplits <= 1 || batch <= 0 || qHeads <= 0 || kvHeads <= 0 || qHeads % kvHeads != 0)
+  if (maxSplits <= kMaxClusterSplits || batch <= 0 || qHeads <= 0 || kvHeads <= 0 || qHeads % kvHeads != 0)
     return s;
   s.partialFloats = size_t(batch) * size_t(qHeads) * size_t(maxSplits) * size_t(headDim + 2);
   s.counterCount = size_t(batch) * size_t(qHeads); // one per block row at G = 1
@@ -545,7 +551,7 @@ void decodeAttention(cudaStream_t stream, const DecodeAttentionArgs &a) {
                                                                     a.headDim, c.capacity);
   const ScratchSize need = decodeAttentionScratch(a.batch, a.qHeads, a.kvHeads, a.headDim, splits);
   if (need.partialFloats > a.scratch.partialCount || need.counterCount > a.scratch.counterCount ||
-      (splits > 1 && (!a.scratch.partials || !a.scratch.counters)))
+      (splits > kMaxClusterSplits && (!a.scratch.partials || !a.scratch.counters)))
     fail(k, ": split scratch too small (needs ", need.partialFloats, " floats and ",
          need.counterCount, " counters for ", splits, " splits, has ", a.scratch.partialCount,
          " and ", a.scratch.counterCount, ")");

@@ -506,6 +506,7 @@ void CudaExecutor::flush() {
     if (recentSignatures_.size() > 8)
       recentSignatures_.pop_front();
   }
+  stats_.launches += static_cast<int64_t>(pending_.size());
   signature_.clear();
   pending_.clear();
 }

@@ -98,6 +98,7 @@ struct LaunchStats {
   int64_t eagerSegments = 0;  ///< segments issued launch by launch
   int64_t captures = 0;       ///< segments captured into a CUDA graph
   int64_t graphLaunches = 0;  ///< segments replayed from a graph (captures included)
+  int64_t launches = 0;       ///< kernel launches and copies issued, eager or in graphs
   double hostMs = 0;          ///< host time in run(): host ops, checks, recording, issuing
   double deviceMs = 0;        ///< device time from each call's first issued segment to its
                               ///< last (CUDA events), calls completed so far

@@ -136,6 +136,7 @@ int runGenerateCuda(std::shared_ptr<const Plan> plan, const GenerateOptions &o,
     return nlohmann::json{{"eager_segments", s.eagerSegments},
                           {"captures", s.captures},
                           {"graph_launches", s.graphLaunches},
+                          {"launches", s.launches},
                           {"host_ms", s.hostMs},
                           {"device_ms", s.deviceMs}};
   };

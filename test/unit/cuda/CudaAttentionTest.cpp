@@ -544,20 +544,63 @@ TEST_F(CudaAttentionTest, UnsupportedShapesThrow) {
   EXPECT_THROW(decodeAttention(stream, d), Error);
   d.headsPerBlock = 8; // larger than the group
   EXPECT_THROW(decodeAttention(stream, d), Error);
-  d.headsPerBlock = 0;
-  d.lenOffset = 1;
-  d.newK = buf.get(); // a fused step without its value rows
-  EXPECT_THROW(decodeAttention(stream, d), Error);
-  d.newK = nullptr;
-  d.rotary.cos = d.rotary.sin = buf.get(); // a rotary table without the step's key rows
-  d.rotary.rotaryDim = d.rotary.tableRowStride = 64;
-  EXPECT_THROW(decodeAttention(stream, d), Error);
-  d.newK = d.newV = buf.get();
-  d.rotary.rotaryDim = 24; // not a multiple of 16
-  EXPECT_THROW(decodeAttention(stream, d), Error);
-  d.rotary.rotaryDim = 64;
-  d.lenOffset = 0; // a fused step attends to the row it appends
-  EXPECT_THROW(decodeAttention(stream, d), Error);
+}
+
+/// A valid fused step (new rows and an f32 rotary table) launches; each broken argument
+/// is refused with a message naming it.
+TEST_F(CudaAttentionTest, FusedStepArgumentErrors) {
+  const int64_t Hq = 8, Hkv = 2, D = 64, cap = 4;
+  DeviceBuffer q(Hq * D * 2), out(Hq * D * 2), kc(Hkv * cap * D * 2), vc(Hkv * cap * D * 2);
+  DeviceBuffer nk(Hkv * D * 2), nv(Hkv * D * 2), lens = uploadVector(std::vector<int32_t>{0});
+  DeviceBuffer cosT = uploadVector(std::vector<float>(D, 1.0f)),
+               sinT = uploadVector(std::vector<float>(D, 0.0f));
+  DecodeAttentionArgs good;
+  good.dtype = DType::bf16;
+  good.batch = 1;
+  good.qHeads = Hq;
+  good.kvHeads = Hkv;
+  good.headDim = D;
+  good.q = q.get();
+  good.qStrideH = D;
+  good.out = out.get();
+  good.outStrideH = D;
+  good.cache = {kc.get(), vc.get(), 1, Hkv, cap, D};
+  good.lens = lens.as<int32_t>();
+  good.lenOffset = 1;
+  good.newK = nk.get();
+  good.newV = nv.get();
+  good.newKStrideH = good.newVStrideH = D;
+  good.rotary = {cosT.get(), sinT.get(), DType::f32, D, D, 0, false};
+  EXPECT_NO_THROW(decodeAttention(stream, good));
+  checkCuda(cudaStreamSynchronize(stream), "fused step");
+
+  auto refused = [&](const char *what, const std::function<void(DecodeAttentionArgs &)> &edit,
+                     const char *message) {
+    DecodeAttentionArgs d = good;
+    edit(d);
+    try {
+      decodeAttention(stream, d);
+      ADD_FAILURE() << what << ": no error";
+    } catch (const Error &e) {
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos)
+          << what << ": " << e.what();
+    }
+  };
+  refused("value rows missing", [](auto &d) { d.newV = nullptr; }, "both the new key and value");
+  refused("table without key rows", [](auto &d) { d.newK = d.newV = nullptr; },
+          "needs the step's new key rows");
+  refused("lenOffset 0", [](auto &d) { d.lenOffset = 0; }, "lenOffset 1");
+  refused("misaligned key rows",
+          [&](auto &d) { d.newK = static_cast<const char *>(nk.get()) + 2; }, "16-byte aligned");
+  refused("odd key head stride", [](auto &d) { d.newKStrideH = 60; }, "multiples of 8");
+  refused("sin missing", [](auto &d) { d.rotary.sin = nullptr; }, "must both be given");
+  refused("table type", [](auto &d) { d.rotary.tableType = DType::f16; }, "table type f16");
+  refused("rotary width 24", [](auto &d) { d.rotary.rotaryDim = 24; }, "multiple of 16");
+  refused("rotary width beyond the head", [](auto &d) { d.rotary.rotaryDim = 2 * D; },
+          "multiple of 16");
+  refused("short table rows", [](auto &d) { d.rotary.tableRowStride = 32; }, "row stride");
+  refused("negative batch stride", [](auto &d) { d.rotary.tableStrideB = -1; },
+          "batch stride");
 }
 
 } // namespace

@@ -4,7 +4,8 @@
 # and its libgfortran/libquadmath), into dist-cuda/cuda-tests.tar.xz at the repo root
 # (an ignored folder, carried to the GPU machine with the device tool's `carry`).
 # cudart is linked statically; libcublasLt comes from the GPU machine's CUDA 13.
-# Usage: test/unit/cuda/make_gpu_dist.sh <dir holding CudaKernelTest, CudaVsCpuTest, cuda_kernel_bench>
+# Usage: test/unit/cuda/make_gpu_dist.sh <dir holding CudaKernelTest, CudaVsCpuTest,
+#        CudaExecutorTest, cuda_kernel_bench>
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 bin=${1:?usage: make_gpu_dist.sh <binary dir>}
@@ -15,6 +16,7 @@ for f in CudaKernelTest cuda_kernel_bench; do
 done
 if [ -f "$bin/CudaVsCpuTest" ]; then
   cp "$bin/CudaVsCpuTest" "$stage/mmcuda/"
+  [ -f "$bin/CudaExecutorTest" ] && cp "$bin/CudaExecutorTest" "$stage/mmcuda/"
   for lib in libopenblas.so.0 libgfortran.so.5 libquadmath.so.0; do
     cp -L "$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ {print $NF; exit}')" "$stage/mmcuda/"
   done

@@ -16,7 +16,7 @@ summary=$out/summary.txt
 : > "$summary"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee -a "$summary"
 
-for t in CudaKernelTest CudaVsCpuTest; do
+for t in CudaKernelTest CudaVsCpuTest CudaExecutorTest; do
   [ -x "$d/$t" ] || continue
   start=$(date +%s)
   timeout 150 "$d/$t" > "$out/$t.log" 2>&1
@@ -33,7 +33,7 @@ if command -v compute-sanitizer > /dev/null; then
   timeout 100 compute-sanitizer --tool memcheck --error-exitcode 9 "$d/CudaKernelTest" \
     --gtest_filter="$filter" > "$out/memcheck.log" 2>&1
   echo "== memcheck ($filter): exit $? $(grep -E 'ERROR SUMMARY' "$out/memcheck.log" | tail -1)" | tee -a "$summary"
-  timeout 100 compute-sanitizer --tool racecheck --error-exitcode 9 "$d/CudaKernelTest" \
+  timeout 200 compute-sanitizer --tool racecheck --error-exitcode 9 "$d/CudaKernelTest" \
     --gtest_filter='CudaAttentionTest.DecodeMatchesReference:CudaAttentionTest.FusedStep*:*RepeatedSplitGemv*:*LayerNorm*' \
     > "$out/racecheck.log" 2>&1
   echo "== racecheck: exit $? $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$out/racecheck.log" | tail -1)" | tee -a "$summary"
