@@ -60,7 +60,20 @@ MaskPattern CudaExecutor::OpRecorder::maskPattern(int64_t qLen, int64_t kvLen) {
   return static_cast<MaskPattern>(mask.maskPattern);
 }
 
-void CudaExecutor::OpRecorder::recordDecodeAttention(cuda::DecodeAttentionArgs a) {
+void CudaExecutor::OpRecorder::recordDecodeAttention(cuda::DecodeAttentionArgs a, const Value &q,
+                                                     const Value &k, const Value &v, char *out) {
+  a.dtype = q.dtype;
+  a.batch = q.shape[0];
+  a.qHeads = q.shape[1];
+  a.kvHeads = k.shape[1];
+  a.headDim = q.shape[3];
+  a.out = out;
+  a.outStrideB = a.qHeads * a.headDim;
+  a.outStrideH = a.headDim;
+  a.cache = cache_->layerView(static_cast<size_t>(k.kvSlot), static_cast<size_t>(v.kvSlot));
+  a.lens = cache_->lengths();
+  a.lenOffset = 1; // the step's row is at lens[b]: attend to lens[b] + 1 keys
+  a.scale = static_cast<float>(attrs().getFloat("scale"));
   a.maxSplits = cuda::decodeAttentionDefaultSplits(a.batch, a.qHeads, a.kvHeads, a.headDim,
                                                    a.cache.capacity);
   cuda::ScratchSize need =
@@ -110,11 +123,6 @@ bool CudaExecutor::OpRecorder::attendToFreshStep(Value &q, Value &k, Value &v) {
   const std::vector<int64_t> qs = used(stridesOf(q)), kst = used(stridesOf(nk)),
                              vst = used(stridesOf(nv));
   cuda::DecodeAttentionArgs a;
-  a.dtype = q.dtype;
-  a.batch = batch;
-  a.qHeads = qHeads;
-  a.kvHeads = kvHeads;
-  a.headDim = headDim;
   a.q = rotated ? r.args.x : q.dev;
   a.qStrideB = rotated ? (batch == 1 ? 0 : r.args.xStrideB) : qs[0];
   a.qStrideH = rotated ? r.args.xStrideH : qs[1];
@@ -146,15 +154,7 @@ bool CudaExecutor::OpRecorder::attendToFreshStep(Value &q, Value &k, Value &v) {
                     aligned(r.args.cos) && aligned(r.args.sin)));
   if (!fits)
     return false;
-  Value &out = result(0, q.shape, q.dtype);
-  a.out = out.dev;
-  a.outStrideB = qHeads * headDim;
-  a.outStrideH = headDim;
-  a.cache = cache_->layerView(ks, vs);
-  a.lens = cache_->lengths();
-  a.lenOffset = 1;
-  a.scale = static_cast<float>(attrs().getFloat("scale"));
-  recordDecodeAttention(a);
+  recordDecodeAttention(a, q, k, v, result(0, q.shape, q.dtype).dev);
   // Released only now: `out` must not take the memory the launch reads.
   for (Value *p : {&nk, &nv}) {
     ex_.drop(p->block);
@@ -200,22 +200,10 @@ void CudaExecutor::OpRecorder::attention() {
                          reinterpret_cast<uintptr_t>(out.dev) % 16 == 0;
     if (cuda::decodeAttentionSupportsHeadDim(headDim) && aligned && qs[0] % 8 == 0 && qs[1] % 8 == 0) {
       cuda::DecodeAttentionArgs a;
-      a.dtype = q.dtype;
-      a.batch = batch;
-      a.qHeads = qHeads;
-      a.kvHeads = kvHeads;
-      a.headDim = headDim;
       a.q = q.dev;
       a.qStrideB = qs[0];
       a.qStrideH = qs[1];
-      a.out = out.dev;
-      a.outStrideB = qHeads * headDim;
-      a.outStrideH = headDim;
-      a.cache = cache_->layerView(static_cast<size_t>(k.kvSlot), static_cast<size_t>(v.kvSlot));
-      a.lens = lens;
-      a.lenOffset = 1;
-      a.scale = scale;
-      recordDecodeAttention(a);
+      recordDecodeAttention(a, q, k, v, out.dev);
       return;
     }
     cuda::PrefillAttentionArgs a = attentionArgs(q, k, v, out.dev, cache_->capacity(), scale);
