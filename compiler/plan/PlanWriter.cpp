@@ -163,13 +163,8 @@ LogicalResult writePlanFile(StringRef outputPath, ArrayRef<uint8_t> flatbuffer,
   header.blobOffset = plan::alignUp(header.fbOffset + header.fbSize, plan::kBlobAlignment);
   header.blobSize = weights.blobSize();
 
-  llvm::SmallString<256> tmpPath;
-  int fd = -1;
-  if (std::error_code ec = llvm::sys::fs::createUniqueFile(outputPath + ".tmp-%%%%%%", fd, tmpPath))
-    return emitError(loc) << "cannot create '" << outputPath << "': " << ec.message();
-  llvm::FileRemover remover(tmpPath);
-  {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+  // Header, FlatBuffer and the weights streamed from their source files into `os`.
+  auto write = [&](llvm::raw_fd_ostream &os, StringRef name) -> LogicalResult {
     os.write(reinterpret_cast<const char *>(&header), sizeof(header));
     os.write(reinterpret_cast<const char *>(flatbuffer.data()), flatbuffer.size());
     uint64_t pos = header.fbOffset + header.fbSize;
@@ -191,8 +186,37 @@ LogicalResult writePlanFile(StringRef outputPath, ArrayRef<uint8_t> flatbuffer,
     if (os.has_error()) {
       std::string msg = os.error().message();
       os.clear_error();
-      return emitError(loc) << "cannot write '" << tmpPath << "': " << msg;
+      return emitError(loc) << "cannot write '" << name << "': " << msg;
     }
+    return success();
+  };
+
+  // An existing special file (/dev/null, a pipe) is written in place: a rename would
+  // replace it by a regular file.
+  llvm::sys::fs::file_status st;
+  if (!llvm::sys::fs::status(outputPath, st) && llvm::sys::fs::exists(st) &&
+      !llvm::sys::fs::is_regular_file(st)) {
+    if (llvm::sys::fs::is_directory(st))
+      return emitError(loc) << "cannot write the plan to '" << outputPath << "': a directory";
+    std::error_code ec;
+    llvm::raw_fd_ostream os(outputPath, ec);
+    if (ec)
+      return emitError(loc) << "cannot open '" << outputPath << "': " << ec.message();
+    if (failed(write(os, outputPath)))
+      return failure();
+    fileBytes = header.blobOffset + header.blobSize;
+    return success();
+  }
+
+  llvm::SmallString<256> tmpPath;
+  int fd = -1;
+  if (std::error_code ec = llvm::sys::fs::createUniqueFile(outputPath + ".tmp-%%%%%%", fd, tmpPath))
+    return emitError(loc) << "cannot create '" << outputPath << "': " << ec.message();
+  llvm::FileRemover remover(tmpPath);
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    if (failed(write(os, tmpPath)))
+      return failure();
   }
   if (std::error_code ec = llvm::sys::fs::rename(tmpPath, outputPath))
     return emitError(loc) << "cannot rename '" << tmpPath << "' to '" << outputPath
