@@ -142,7 +142,7 @@ GenerationResult CudaGenerator::generate(const Tensor *pixelValues,
                                          const std::vector<int64_t> &inputIds,
                                          const GenerationOptions &options) {
   const GenerationInfo &g = info();
-  checkRequest(inputIds, options.maxNewTokens);
+  const int64_t capacity = checkRequest(inputIds, options);
   GenerationResult r;
   r.promptTokens = static_cast<int64_t>(inputIds.size());
   ctx_->synchronize();
@@ -175,8 +175,6 @@ GenerationResult CudaGenerator::generate(const Tensor *pixelValues,
                               g.imageTokenId, features.data, r.imageFeatureCount, nullptr);
   }
 
-  const int64_t capacity = options.kvCapacity > 0 ? options.kvCapacity
-                                                  : r.promptTokens + options.maxNewTokens;
   if (!cache_ || cache_->capacity() != capacity)
     cache_ = std::make_unique<DeviceKvCache>(decoder_->function(), 1, capacity);
   cache_->clear(s);

@@ -32,11 +32,20 @@ int checkDecoder(const Plan &plan, const FunctionInfo &dec) {
   return std::max(dec.outputIndex("logits"), 0);
 }
 
-void checkRequest(const std::vector<int64_t> &inputIds, int64_t maxNewTokens) {
+int64_t checkRequest(const std::vector<int64_t> &inputIds, const GenerationOptions &options) {
   if (inputIds.empty())
     fail("the prompt (input ids) is empty");
-  if (maxNewTokens < 1)
+  if (options.maxNewTokens < 1)
     fail("--max-new-tokens must be at least 1");
+  const int64_t prompt = static_cast<int64_t>(inputIds.size());
+  if (options.kvCapacity <= 0)
+    return prompt + options.maxNewTokens;
+  const int64_t needed = prompt + options.maxNewTokens - 1;
+  if (options.kvCapacity < needed)
+    fail("--kv-capacity ", options.kvCapacity, " is too small for ", prompt,
+         " prompt tokens and ", options.maxNewTokens, " new tokens (the KV cache needs ", needed,
+         " positions)");
+  return options.kvCapacity;
 }
 
 Tensor rowOf(DType t, const std::vector<int64_t> &values) {

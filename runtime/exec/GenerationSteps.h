@@ -25,8 +25,11 @@ void requireGenerationInfo(const Plan &plan);
 /// position_ids or a past_key_values slot) and returns the index of its logits output
 /// ("logits", else 0). Throws Error naming the plan and the input.
 int checkDecoder(const Plan &plan, const FunctionInfo &decoder);
-/// Throws Error for an empty prompt or maxNewTokens < 1.
-void checkRequest(const std::vector<int64_t> &inputIds, int64_t maxNewTokens);
+/// Checks a generation request before anything runs and returns its KV-cache capacity
+/// (positions): options.kvCapacity when set, else the prompt's tokens + maxNewTokens.
+/// Throws Error for an empty prompt, maxNewTokens < 1, or a set capacity that cannot hold
+/// the prompt and the maxNewTokens - 1 steps that feed a token back.
+int64_t checkRequest(const std::vector<int64_t> &inputIds, const GenerationOptions &options);
 
 /// A [1, n] host tensor of dtype `t` (i64, i32, f32 or bool) holding `values`.
 Tensor rowOf(DType t, const std::vector<int64_t> &values);

@@ -88,7 +88,7 @@ GenerationResult Generator::generate(const Tensor *pixelValues,
                                      const std::vector<int64_t> &inputIds,
                                      const GenerationOptions &options) {
   const GenerationInfo &g = info();
-  checkRequest(inputIds, options.maxNewTokens);
+  const int64_t capacity = checkRequest(inputIds, options);
   GenerationResult r;
   r.promptTokens = static_cast<int64_t>(inputIds.size());
   auto start = Clock::now();
@@ -118,8 +118,6 @@ GenerationResult Generator::generate(const Tensor *pixelValues,
   }
 
   // Prefill.
-  int64_t capacity = options.kvCapacity > 0 ? options.kvCapacity
-                                            : r.promptTokens + options.maxNewTokens;
   KvCache cache(decoder_->function(), 1, capacity);
   r.kvCacheBytes = cache.bytes();
   Tensor logits = decoderStep(embeds, cache);
