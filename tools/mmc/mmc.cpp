@@ -100,6 +100,8 @@ static int runImport() {
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::SetVersionPrinter([](llvm::raw_ostream &os) { os << "mmc " MM_VERSION "\n"; });
+  // mmc's options belong to its subcommands: LLVM's own stay accepted but out of --help.
+  cl::HideUnrelatedOptions(llvm::ArrayRef<const cl::OptionCategory *>{});
   cl::ParseCommandLineOptions(argc, argv,
                               "mmc: ahead-of-time compiler for multimodal transformer models\n");
   if (importCmd)

@@ -25,18 +25,23 @@
 
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> planPath(cl::Positional, cl::Required, cl::desc("<plan.fb>"));
-static cl::opt<std::string> device("device", cl::init("cpu"), cl::desc("cpu or cuda"));
-static cl::opt<bool> noCudaGraphs("no-cuda-graphs",
+// --help lists these categories only (LLVM's own options stay accepted but hidden).
+static cl::OptionCategory mainCat("Options");
+static cl::opt<std::string> planPath(cl::Positional, cl::Required, cl::desc("<plan.fb>"),
+                                     cl::cat(mainCat));
+static cl::opt<std::string> device("device", cl::init("cpu"), cl::desc("cpu or cuda"),
+                                   cl::cat(mainCat));
+static cl::opt<bool> noCudaGraphs("no-cuda-graphs", cl::cat(mainCat),
                                   cl::desc("With --device cuda: launch every kernel, capture no CUDA graph"));
 static cl::opt<bool> noFusedLaunches(
-    "no-fused-launches",
+    "no-fused-launches", cl::cat(mainCat),
     cl::desc("With --device cuda: no RMSNorm/SwiGLU fused into the next GEMV, no merged "
              "q/k rotary launch, no rotary and KV append inside decode attention (for "
              "comparisons; the results are the same)"));
-static cl::opt<bool> info("info", cl::desc("Print the plan's functions, signatures and metadata"));
-static cl::opt<bool> json("json", cl::desc("Print results and timings as JSON"));
-static cl::opt<bool> profile("profile", cl::desc("Print time per op kind"));
+static cl::opt<bool> info("info", cl::cat(mainCat),
+                          cl::desc("Print the plan's functions, signatures and metadata"));
+static cl::opt<bool> json("json", cl::cat(mainCat), cl::desc("Print results and timings as JSON"));
+static cl::opt<bool> profile("profile", cl::cat(mainCat), cl::desc("Print time per op kind"));
 
 static cl::OptionCategory genCat("Generation");
 static cl::opt<std::string> pixelValues("pixel-values", cl::cat(genCat),
@@ -84,6 +89,7 @@ static cl::opt<int> repeat("repeat", cl::init(1), cl::cat(graphCat),
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::SetVersionPrinter([](llvm::raw_ostream &os) { os << "mmrun " MM_VERSION "\n"; });
+  cl::HideUnrelatedOptions({&mainCat, &genCat, &graphCat});
   cl::ParseCommandLineOptions(argc, argv, "mmrun: run a plan compiled by mmc\n");
   try {
     mmrun::checkDevice(device);
