@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <mutex>
@@ -16,14 +17,17 @@ namespace {
 thread_local bool tInsideParallel = false;
 
 int readThreadCount() {
+  unsigned hw = std::thread::hardware_concurrency();
+  const int fallback = hw ? static_cast<int>(std::min(hw, 256u)) : 1;
   if (const char *env = std::getenv("MM_NUM_THREADS")) {
     char *end = nullptr;
     long v = std::strtol(env, &end, 10);
     if (end != env && *end == '\0' && v > 0)
       return static_cast<int>(std::min<long>(v, 256));
+    std::fprintf(stderr, "warning: MM_NUM_THREADS='%s' is not a positive integer; using %d threads\n",
+                 env, fallback);
   }
-  unsigned hw = std::thread::hardware_concurrency();
-  return hw ? static_cast<int>(std::min(hw, 256u)) : 1;
+  return fallback;
 }
 
 /// Workers sleep on a condition variable; a job is a number of chunks that the caller and

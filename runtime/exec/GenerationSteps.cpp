@@ -7,6 +7,13 @@
 
 namespace mm::rt::generation {
 
+namespace {
+/// "1 image token", "2 image tokens".
+std::string counted(int64_t n, const char *noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+} // namespace
+
 double msSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
@@ -42,8 +49,8 @@ int64_t checkRequest(const std::vector<int64_t> &inputIds, const GenerationOptio
     return prompt + options.maxNewTokens;
   const int64_t needed = prompt + options.maxNewTokens - 1;
   if (options.kvCapacity < needed)
-    fail("--kv-capacity ", options.kvCapacity, " is too small for ", prompt,
-         " prompt tokens and ", options.maxNewTokens, " new tokens (the KV cache needs ", needed,
+    fail("--kv-capacity ", options.kvCapacity, " is too small for ", counted(prompt, "prompt token"),
+         " and ", counted(options.maxNewTokens, "new token"), " (the KV cache needs ", needed,
          " positions)");
   return options.kvCapacity;
 }
@@ -82,8 +89,8 @@ std::vector<size_t> imageTokenPositions(const GenerationInfo &g, const std::vect
 
 void checkImageTokenCount(const GenerationInfo &g, size_t imageTokens, int64_t features) {
   if (static_cast<int64_t>(imageTokens) != features)
-    fail("the prompt has ", imageTokens, " image tokens (id ", g.imageTokenId,
-         ") but the image gives ", features, " image features");
+    fail("the prompt has ", counted(static_cast<int64_t>(imageTokens), "image token"), " (id ",
+         g.imageTokenId, ") but the image gives ", counted(features, "image feature"));
 }
 
 int64_t imageFeatureCount(const Shape &features) {

@@ -501,7 +501,7 @@ TEST(Generator, ImageTokenCountMustMatchTheFeatures) {
   Generator gen(plan, kernels);
   Tensor pixels = f32({1, 2}, {100, 200});
   EXPECT_EQ(runError([&] { gen.generate(&pixels, {1, 9, 2}, {}); }),
-            "the prompt has 1 image tokens (id 9) but the image gives 2 image features");
+            "the prompt has 1 image token (id 9) but the image gives 2 image features");
   EXPECT_EQ(runError([&] { gen.generate(nullptr, {1, 9, 9, 2}, {}); }),
             "the prompt has 2 image tokens (id 9) but the image gives 0 image features");
   EXPECT_EQ(runError([&] { gen.generate(nullptr, {}, {}); }), "the prompt (input ids) is empty");

@@ -114,6 +114,9 @@ int main(int argc, char **argv) {
       o.outputDir = outputDir;
       o.outputFormat = outputFormat;
       o.compareDir = compareDir;
+      if (!(absTol >= 0) || !(relTol >= 0))
+        mm::rt::fail("--atol and --rtol must be at least 0 (got ", double(absTol), " and ",
+                     double(relTol), ")");
       o.atol = absTol;
       o.rtol = relTol;
       o.repeat = repeat;
