@@ -37,6 +37,9 @@ enum class MaskKind { none, additive, boolean };
 ///   element [b, h, s, t] at b*maskStrideB + h*maskStrideH + s*maskStrideS + t*maskStrideT
 ///   (stride 0 broadcasts).
 /// A query row whose keys are all masked gets zeros (instead of NaN).
+/// rowsPerBlock: query rows per 128-thread block; 0 picks (32 for head dims up to 128,
+/// 16 beyond; half that when the grid would give fewer than two blocks per
+/// multiprocessor and the head dim allows it: not 72). Else 32 or 16 (16 or 8 beyond 128).
 /// headDim must be one of 64, 72, 80, 96, 128, 256; qHeads a multiple of kvHeads.
 struct PrefillAttentionArgs {
   DType dtype = DType::f32;
@@ -49,6 +52,7 @@ struct PrefillAttentionArgs {
   MaskKind maskKind = MaskKind::none;
   const void *mask = nullptr;
   int64_t maskStrideB = 0, maskStrideH = 0, maskStrideS = 0, maskStrideT = 1;
+  int rowsPerBlock = 0;
 };
 void prefillAttention(cudaStream_t stream, const PrefillAttentionArgs &args);
 /// Head dims prefillAttention supports.

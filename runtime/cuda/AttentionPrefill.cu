@@ -1,7 +1,9 @@
 //===- AttentionPrefill.cu - flash-attention style prefill attention ---------===//
 //
 // Tiling (Dao et al. 2022, FlashAttention): a block of 128 threads owns BQ query rows of
-// one (batch, query head); TPR threads share a row, each holding D/TPR of its channels
+// one (batch, query head); TPR threads share a row (4 for head dims up to 128, 8 beyond;
+// twice that, so half the rows per block, when the grid would not give every
+// multiprocessor two blocks: a CLIP image at batch 1 is 12 heads x 197 rows), each holding D/TPR of its channels
 // of q and of the output accumulator in registers (channel pairs interleaved across the
 // TPR threads, so shared-memory reads are conflict-free). K and V stream through shared
 // memory in tiles of 32 keys (converted to f32 once); each thread keeps the running max
@@ -33,8 +35,11 @@ struct PrefillParams {
   int64_t msb, msh, mss, mst;
 };
 
-template <int D> struct PrefillShape {
-  static constexpr int TPR = D > 128 ? 8 : 4; // threads per query row
+/// The default threads per query row for head dim D.
+constexpr int defaultThreadsPerRow(int d) { return d > 128 ? 8 : 4; }
+
+template <int D, int TPR_> struct PrefillShape {
+  static constexpr int TPR = TPR_;            // threads per query row
   static constexpr int BQ = kThreads / TPR;   // query rows per block
   static constexpr int HALF = D / 2;          // channel pairs per row
   static constexpr int CPT = HALF / TPR;      // channel pairs per thread
@@ -42,10 +47,10 @@ template <int D> struct PrefillShape {
   static constexpr size_t kSmemBytes = size_t(2) * kTileKeys * HALF * sizeof(float2);
 };
 
-template <typename T, int D>
+template <typename T, int D, int TPR_>
 __global__ void __launch_bounds__(kThreads) prefillKernel(PrefillParams p) {
   gridDependencySync();
-  using S = PrefillShape<D>;
+  using S = PrefillShape<D, TPR_>;
   constexpr int TPR = S::TPR, BQ = S::BQ, HALF = S::HALF, CPT = S::CPT;
   extern __shared__ float2 tiles[];
   float2 *ks = tiles;                    // [kTileKeys][HALF]
@@ -156,29 +161,46 @@ __global__ void __launch_bounds__(kThreads) prefillKernel(PrefillParams p) {
   }
 }
 
-template <typename T, int D>
-void launchPrefill(cudaStream_t stream, const PrefillParams &p, int64_t batch, int64_t qHeads) {
-  using S = PrefillShape<D>;
+template <typename T, int D, int TPR>
+void launchPrefillShape(cudaStream_t stream, const PrefillParams &p, int64_t batch,
+                        int64_t qHeads) {
+  using S = PrefillShape<D, TPR>;
   static const cudaError_t attr =
       S::kSmemBytes > 48 * 1024
-          ? cudaFuncSetAttribute(prefillKernel<T, D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 int(S::kSmemBytes))
+          ? cudaFuncSetAttribute(prefillKernel<T, D, TPR>,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize, int(S::kSmemBytes))
           : cudaSuccess;
   checkCuda(attr, "cuda prefillAttention: raising the shared-memory limit");
   const dim3 grid(unsigned((p.qLen + S::BQ - 1) / S::BQ), unsigned(qHeads), unsigned(batch));
-  launchKernel(prefillKernel<T, D>, grid, kThreads, S::kSmemBytes, stream, p);
+  launchKernel(prefillKernel<T, D, TPR>, grid, kThreads, S::kSmemBytes, stream, p);
+}
+
+/// Half the rows per block (twice the threads per row) when the default grid would give
+/// fewer than two blocks per multiprocessor and the channel pairs split evenly; `rows`
+/// (a PrefillAttentionArgs::rowsPerBlock other than 0) forces the choice.
+template <typename T, int D>
+void launchPrefill(cudaStream_t stream, const PrefillParams &p, int64_t batch, int64_t qHeads,
+                   int rows) {
+  constexpr int TPR = defaultThreadsPerRow(D), BQ = kThreads / TPR;
+  constexpr bool canHalve = (D / 2) % (2 * TPR) == 0;
+  const int64_t blocks = batch * qHeads * ((p.qLen + BQ - 1) / BQ);
+  const bool halve = rows != 0 ? rows == BQ / 2 : blocks < 2 * multiprocessorCount();
+  if constexpr (canHalve)
+    if (halve)
+      return launchPrefillShape<T, D, 2 * TPR>(stream, p, batch, qHeads);
+  launchPrefillShape<T, D, TPR>(stream, p, batch, qHeads);
 }
 
 template <typename T>
 void dispatchHeadDim(cudaStream_t stream, int64_t d, const PrefillParams &p, int64_t batch,
-                     int64_t qHeads) {
+                     int64_t qHeads, int rows) {
   switch (d) {
-  case 64: return launchPrefill<T, 64>(stream, p, batch, qHeads);
-  case 72: return launchPrefill<T, 72>(stream, p, batch, qHeads);
-  case 80: return launchPrefill<T, 80>(stream, p, batch, qHeads);
-  case 96: return launchPrefill<T, 96>(stream, p, batch, qHeads);
-  case 128: return launchPrefill<T, 128>(stream, p, batch, qHeads);
-  case 256: return launchPrefill<T, 256>(stream, p, batch, qHeads);
+  case 64: return launchPrefill<T, 64>(stream, p, batch, qHeads, rows);
+  case 72: return launchPrefill<T, 72>(stream, p, batch, qHeads, rows);
+  case 80: return launchPrefill<T, 80>(stream, p, batch, qHeads, rows);
+  case 96: return launchPrefill<T, 96>(stream, p, batch, qHeads, rows);
+  case 128: return launchPrefill<T, 128>(stream, p, batch, qHeads, rows);
+  case 256: return launchPrefill<T, 256>(stream, p, batch, qHeads, rows);
   default: fail("cuda prefillAttention: unsupported head dim ", d);
   }
 }
@@ -198,6 +220,11 @@ void prefillAttention(cudaStream_t stream, const PrefillAttentionArgs &a) {
     fail(k, ": query heads ", a.qHeads, " are not a multiple of KV heads ", a.kvHeads);
   if (!prefillAttentionSupportsHeadDim(a.headDim))
     fail(k, ": unsupported head dim ", a.headDim, " (supported: 64, 72, 80, 96, 128, 256)");
+  const int defaultRows = kThreads / (a.headDim > 128 ? 8 : 4);
+  if (a.rowsPerBlock != 0 && a.rowsPerBlock != defaultRows &&
+      !(a.rowsPerBlock == defaultRows / 2 && (a.headDim / 2) % (2 * (kThreads / defaultRows)) == 0))
+    fail(k, ": rowsPerBlock ", a.rowsPerBlock, " must be 0, ", defaultRows, " or, for head dims "
+         "whose channel pairs split evenly, ", defaultRows / 2);
   if (a.batch > 65535 || a.qHeads > 65535 || a.qLen > 2147483647LL || a.kvLen > 2147483647LL)
     fail(k, ": shapes too large for the launch grid");
   if (!a.q.data || !a.k.data || !a.v.data || !a.out)
@@ -212,7 +239,9 @@ void prefillAttention(cudaStream_t stream, const PrefillAttentionArgs &a) {
                   a.outStrideS, int(a.qHeads / a.kvHeads), int(a.qLen), int(a.kvLen),
                   a.scale * kLog2e, a.causal, a.maskKind, a.mask, a.maskStrideB,
                   a.maskStrideH, a.maskStrideS, a.maskStrideT};
-  MM_DISPATCH_FLOAT(a.dtype, k, dispatchHeadDim<scalar_t>(stream, a.headDim, p, a.batch, a.qHeads));
+  MM_DISPATCH_FLOAT(a.dtype, k,
+                    dispatchHeadDim<scalar_t>(stream, a.headDim, p, a.batch, a.qHeads,
+                                              a.rowsPerBlock));
   checkLaunch("prefillAttention");
 }
 

@@ -164,12 +164,20 @@ TEST_F(CudaAttentionTest, PrefillMatchesReference) {
           [&](int64_t b, int64_t h, int64_t s, int64_t d) -> double & {
             return want[((b * c.S + s) * c.Hq + h) * c.D + d];
           });
+      const std::string what = std::string("prefill ") + dtypeLabel(dtype) + " B" +
+                               std::to_string(c.B) + " H" + std::to_string(c.Hq) + "/" +
+                               std::to_string(c.Hkv) + " S" + std::to_string(c.S) + " T" +
+                               std::to_string(c.T) + " D" + std::to_string(c.D) +
+                               (c.causal ? " causal" : "") + " mask " + std::to_string(int(c.mask));
       expectNear(download(dout, dtype, want.size()), want, rtolFor(dtype), kAtol,
-                 std::string("prefill ") + dtypeLabel(dtype) + " B" + std::to_string(c.B) +
-                     " H" + std::to_string(c.Hq) + "/" + std::to_string(c.Hkv) + " S" +
-                     std::to_string(c.S) + " T" + std::to_string(c.T) + " D" +
-                     std::to_string(c.D) + (c.causal ? " causal" : "") + " mask " +
-                     std::to_string(int(c.mask)));
+                 what + " (automatic rows per block: half for these small grids)");
+      // The default rows per block, which large grids use.
+      a.rowsPerBlock = c.D > 128 ? 16 : 32;
+      DeviceBuffer dout2 = poisoned(dtype, c.B * c.S * c.Hq * c.D);
+      a.out = dout2.get();
+      prefillAttention(stream, a);
+      expectNear(download(dout2, dtype, want.size()), want, rtolFor(dtype), kAtol,
+                 what + " (" + std::to_string(a.rowsPerBlock) + " rows per block)");
     }
 }
 
@@ -526,6 +534,13 @@ TEST_F(CudaAttentionTest, UnsupportedShapesThrow) {
   p.kvHeads = 1;
   p.headDim = 48; // unsupported
   EXPECT_THROW(prefillAttention(stream, p), Error);
+  p.headDim = 72;
+  p.rowsPerBlock = 16; // 36 channel pairs do not split over 8 threads per row
+  EXPECT_THROW(prefillAttention(stream, p), Error);
+  p.rowsPerBlock = 24;
+  p.headDim = 64;
+  EXPECT_THROW(prefillAttention(stream, p), Error);
+  p.rowsPerBlock = 0;
   DecodeAttentionArgs d;
   d.dtype = DType::bf16;
   d.batch = 1;
