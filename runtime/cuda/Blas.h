@@ -47,7 +47,7 @@ struct GemvInput {
 
 /// GEMV y[N] = act(in(x)[K] W[K, N] + bias[N]) (W row-major [K, N], bias may be null; in
 /// as GemvInput says) with the K dimension split over blocks when that gives the GPU more
-/// parallelism: up to 8 splits are reduced inside a thread-block cluster, more (K > 65536)
+/// parallelism: 4 to 16 splits are reduced inside a thread-block cluster, other counts
 /// through `scratch` (size from gemvScratch). N must be a multiple of 8 and x, W, y, bias
 /// 16-byte aligned (gemvSupported says whether a call qualifies).
 /// With `constantWeight` (W is written by no launch that may still be in flight: weights

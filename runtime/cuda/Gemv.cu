@@ -9,12 +9,14 @@
 // (constantWeight) those first loads are issued before the kernel waits for the previous
 // kernel (programmatic dependent launch), so they overlap its tail too. The block sums its 32 row-partials in
 // shared memory. When there are too few column tiles to fill the GPU, K is split over
-// blocks (grid.y). Up to 8 splits, the splits of a column tile form one thread-block
-// cluster (sm_90): each block leaves its 64 sums in shared memory and the cluster's first
-// block adds them in split order through distributed shared memory. Beyond 8 splits
-// (K > 65536) each block writes f32 partial sums to global scratch and the last block of
-// a column tile to arrive (an atomic counter, reset by that block) adds them in split
-// order. Either way the results are deterministic.
+// blocks (grid.y). From 4 up to 16 splits, the splits of a column tile form one
+// thread-block cluster (sm_90; beyond 8, the non-portable cluster sizes the H100/H200
+// allow): each block leaves its 64 sums in shared memory and the cluster's first block
+// adds them in split order through distributed shared memory. Other split counts (fewer
+// than 4, or more than 16: narrow outputs with a long K) go through global scratch: each
+// block writes f32 partial sums and the last block of a column tile to arrive (an atomic
+// counter, reset by that block) adds them in split order. Either way the results are
+// deterministic.
 //
 // Fused inputs (GemvInput): the SwiGLU of x and up, or the RMSNorm of x (+ residual), is
 // formed while the block stages its chunk of the input, and rounded to the element type
@@ -43,7 +45,7 @@ constexpr int kTileCols = kColThreads * 8;           // 64 columns per block
 constexpr int kUnroll = 8;                           // loads in flight per thread
 constexpr int kChunkQuantum = kRowThreads * kUnroll; // 256 rows
 constexpr int kMaxChunk = 8192;                      // x chunk in shared memory: 32 KiB
-constexpr int kMaxClusterSplits = 8;                 // portable thread-block cluster size
+constexpr int kMaxClusterSplits = 16; // non-portable thread-block cluster size (sm_90)
 // Fewer splits go through global scratch: on the H200 a cluster of 3 (the fused gate+up
 // projection, N = 11264) took 16.7 us against 13.3 us (cuda_kernel_bench [2]).
 constexpr int kMinClusterSplits = 4;
@@ -282,11 +284,15 @@ void gemv(cudaStream_t stream, DType dtype, const void *x, const void *w, const 
     const auto *ws = static_cast<const scalar_t *>(w);
     const auto *bs = static_cast<const scalar_t *>(bias);
     auto *ys = static_cast<scalar_t *>(y);
-    if (p.cluster)
+    if (p.cluster) {
+      // Clusters beyond 8 blocks need the opt-in (once per kernel).
+      static const cudaError_t nonPortable = cudaFuncSetAttribute(
+          gemvKernel<scalar_t, true>, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+      checkCuda(nonPortable, "cuda gemv: allowing clusters of up to 16 blocks");
       launchClusterKernel(gemvKernel<scalar_t, true>, grid, dim3(1, unsigned(p.splits)), kThreads,
                           smem, stream, xs, input, ws, bs, ys, int(n), int(k), p.chunk, act,
                           scratch.partials, scratch.counters, constantWeight);
-    else
+    } else
       launchKernel(gemvKernel<scalar_t, false>, grid, kThreads, smem, stream, xs, input, ws, bs,
                    ys, int(n), int(k), p.chunk, act, scratch.partials, scratch.counters,
                    constantWeight);

@@ -99,6 +99,7 @@ TEST_F(CudaBlasTest, LinearMatchesReferenceForEveryDtypeEpilogueAndPath) {
       {1, 40, 5632},   // long K, few columns: 22 splits reduced through scratch
       {1, 11264, 2048}, // fused gate+up: 3 splits reduced through scratch
       {1, 8448, 2048},  // 4 splits of 2 rounds of loads, reduced in a cluster
+      {1, 2048, 5632},  // decode down projection: 11 splits, a non-portable cluster
       {5, 96, 40},     // small GEMM
       {33, 256, 512},  // prefill-like GEMM
   };
