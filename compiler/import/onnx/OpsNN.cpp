@@ -238,7 +238,7 @@ LogicalResult importReduce(NodeContext &c) {
   else if (op == "ReduceLogSum" || op == "ReduceLogSumExp")
     y = c.create<LogOp>(y.getType(), y);
   if (maxKeep) {
-    Value m = keepdims ? maxKeep : buildReduce<ReduceMaxOp>(c, c.in(0), **axes, false);
+    Value m = keepdims ? maxKeep : c.create<SqueezeOp>(y.getType(), maxKeep, **axes);
     y = c.create<AddOp>(y.getType(), y, m);
   }
   if (isBool)
