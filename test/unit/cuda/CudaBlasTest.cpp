@@ -123,15 +123,8 @@ TEST_F(CudaBlasTest, AutomaticPathPicksGemvForNarrowOneRowProducts) {
     for (int64_t n : {int64_t(512), int64_t(8016)})
       checkLinear(blas, stream, dtype, {1, n, 2048}, true, Activation::none,
                   Blas::Path::automatic, gen);
-  Blas::LinearArgs a;
-  a.dtype = DType::bf16;
   DeviceBuffer w(2048 * 2048 * 2), x(4096), y(4096);
-  a.x = x.get();
-  a.w = w.get();
-  a.y = y.get();
-  a.m = 1;
-  a.n = 2048;
-  a.k = 2048;
+  Blas::LinearArgs a = oneRowLinear(DType::bf16, x.get(), w.get(), y.get(), 2048, 2048);
   // With programmatic dependent launch (the default) the GEMV takes every one-row product;
   // without, cuBLASLt is as fast from N = 2048 up.
   EXPECT_EQ(blas.choosePath(a), Blas::Path::gemv);
@@ -178,15 +171,8 @@ TEST_F(CudaBlasTest, GemvTakesSwigluInput) {
       const HostArray w = randomArray(dtype, c.k * c.n, gen);
       DeviceBuffer dg = upload(g), du = upload(u), dw = upload(w);
       DeviceBuffer dy = poisoned(dtype, c.n);
-      Blas::LinearArgs a;
-      a.dtype = dtype;
-      a.x = dg.get();
+      Blas::LinearArgs a = oneRowLinear(dtype, dg.get(), dw.get(), dy.get(), c.k, c.n);
       a.input.up = du.get();
-      a.w = dw.get();
-      a.y = dy.get();
-      a.m = 1;
-      a.n = c.n;
-      a.k = c.k;
       ASSERT_TRUE(blas.gemvTakesInput(a));
       blas.linear(stream, a);
       std::vector<double> h(c.k);
@@ -239,14 +225,7 @@ TEST_F(CudaBlasTest, GemvTakesRmsNormInput) {
           const void *res = withResidual ? dr.get() : nullptr;
           rmsNorm(stream, dtype, dx.get(), res, withResidual ? sum1.get() : nullptr, dg.get(),
                   scaleType, normed.get(), 1, c.k, 1e-5f, 0.0f);
-          Blas::LinearArgs a;
-          a.dtype = dtype;
-          a.x = normed.get();
-          a.w = dw.get();
-          a.y = y1.get();
-          a.m = 1;
-          a.n = c.n;
-          a.k = c.k;
+          Blas::LinearArgs a = oneRowLinear(dtype, normed.get(), dw.get(), y1.get(), c.k, c.n);
           a.path = Blas::Path::gemv; // constantWeight stays false: the GEMV waits, then loads
           blas.linear(stream, a);
           a.x = dx.get();
@@ -268,14 +247,9 @@ TEST_F(CudaBlasTest, GemvTakesRmsNormInput) {
             EXPECT_EQ(download(sum2, dtype, c.k), download(sum1, dtype, c.k)) << what;
           }
         }
-  Blas::LinearArgs bad;
   DeviceBuffer buf(1 << 16);
-  bad.dtype = DType::bf16;
-  bad.x = bad.w = buf.get();
-  bad.y = buf.get();
-  bad.m = 1;
-  bad.n = 64;
-  bad.k = 100; // not a multiple of 8
+  Blas::LinearArgs bad = oneRowLinear(DType::bf16, buf.get(), buf.get(), buf.get(),
+                                      100 /* not a multiple of 8 */, 64);
   bad.input.rmsNorm = true;
   bad.input.scale = buf.get();
   EXPECT_FALSE(blas.gemvTakesInput(bad));

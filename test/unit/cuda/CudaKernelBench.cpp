@@ -124,16 +124,9 @@ void benchGemv(cudaStream_t s, Blas &blas, double copyBw) {
     const int launches = std::max(copies, 24);
     double us[2];
     for (int p = 0; p < 2; ++p) {
-      Blas::LinearArgs a;
-      a.dtype = DType::bf16;
-      a.x = x.get();
-      a.y = y.get();
-      a.m = 1;
-      a.n = sh.n;
-      a.k = sh.k;
+      Blas::LinearArgs a = oneRowLinear(DType::bf16, x.get(), w.get(), y.get(), sh.k, sh.n);
       a.path = p == 0 ? Blas::Path::cublasLt : Blas::Path::gemv;
       a.constantWeight = true;
-      a.w = w.get();
       blas.linear(s, a); // plan (heuristic) outside the capture
       checkCuda(cudaStreamSynchronize(s), "warm-up");
       const double ms = graphMs(s, [&] {
@@ -144,15 +137,9 @@ void benchGemv(cudaStream_t s, Blas &blas, double copyBw) {
       });
       us[p] = ms * 1e3 / launches;
     }
-    Blas::LinearArgs probe;
-    probe.dtype = DType::bf16;
-    probe.x = x.get();
-    probe.w = w.get();
-    probe.y = y.get();
-    probe.m = 1;
-    probe.n = sh.n;
-    probe.k = sh.k;
-    const bool autoGemv = blas.choosePath(probe) == Blas::Path::gemv;
+    const bool autoGemv =
+        blas.choosePath(oneRowLinear(DType::bf16, x.get(), w.get(), y.get(), sh.k, sh.n)) ==
+        Blas::Path::gemv;
     const double gb0 = double(wBytes) / (us[0] * 1e-6) / 1e9,
                  gb1 = double(wBytes) / (us[1] * 1e-6) / 1e9;
     std::printf("%-16s %6lld %6lld %7.2f | %7.2fus %8.0f | %7.2fus %8.0f | %5.0f%% %s\n",
@@ -185,14 +172,8 @@ void benchDecodeGemms(cudaStream_t s, Blas &blas, double copyBw) {
     auto body = [&] {
       size_t off = 0;
       for (W w : mats) {
-        Blas::LinearArgs a;
-        a.dtype = DType::bf16;
-        a.x = x.get();
-        a.w = weights.as<uint16_t>() + off;
-        a.y = y.get();
-        a.m = 1;
-        a.n = w.n;
-        a.k = w.k;
+        Blas::LinearArgs a = oneRowLinear(DType::bf16, x.get(), weights.as<uint16_t>() + off,
+                                          y.get(), w.k, w.n);
         a.path = path;
         a.constantWeight = true;
         blas.linear(s, a);
@@ -436,14 +417,7 @@ void benchDecodeStep(cudaStream_t s, Blas &blas, double copyBw) {
   int fuse = 0; // 0: no fused inputs; 1: SwiGLU into down; 2: and the RMSNorms; 3: and the step
   auto linear = [&](const void *in, const uint16_t *w, void *out, int64_t k, int64_t n,
                     GemvInput input = {}) {
-    Blas::LinearArgs a;
-    a.dtype = DType::bf16;
-    a.x = in;
-    a.w = w;
-    a.y = out;
-    a.m = 1;
-    a.n = n;
-    a.k = k;
+    Blas::LinearArgs a = oneRowLinear(DType::bf16, in, w, out, k, n);
     a.input = input;
     a.constantWeight = true;
     blas.linear(s, a);

@@ -4,6 +4,7 @@
 // HostArray: values drawn at random, rounded to the element type, kept both as exact
 // doubles (for the reference) and as raw bytes (for the device). DeviceBuffer: RAII
 // device memory. expectNear: elementwise |got - want| <= rtol |want| + atol, NaN fails.
+// oneRowLinear: the Blas::LinearArgs of a one-row product.
 // The f16/bf16 conversions are the host runtime's (runtime/core/Half.h: round to nearest
 // even, as the CUDA intrinsics the kernels use), independent of the device code.
 //
@@ -12,6 +13,7 @@
 #define MM_TEST_UNIT_CUDA_CUDATESTUTIL_H
 
 #include "runtime/core/Half.h"
+#include "runtime/cuda/Blas.h"
 #include "runtime/cuda/CudaCommon.h"
 
 #include <cuda_runtime_api.h>
@@ -223,6 +225,21 @@ protected:
 };
 
 constexpr DType kAllTypes[] = {DType::f32, DType::f16, DType::bf16};
+
+/// Blas::LinearArgs of y[n] = x[k] W[k, n] (one row, M = 1); the other fields (bias,
+/// activation, path, fused input, constantWeight) at their defaults.
+inline Blas::LinearArgs oneRowLinear(DType dtype, const void *x, const void *w, void *y,
+                                     int64_t k, int64_t n) {
+  Blas::LinearArgs a;
+  a.dtype = dtype;
+  a.x = x;
+  a.w = w;
+  a.y = y;
+  a.m = 1;
+  a.n = n;
+  a.k = k;
+  return a;
+}
 
 } // namespace mm::rt::cuda::test
 
