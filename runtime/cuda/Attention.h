@@ -17,6 +17,8 @@
 #include "runtime/cuda/CudaCommon.h"
 #include "runtime/cuda/Kernels.h"
 
+#include <string>
+
 namespace mm::rt::cuda {
 
 /// A [batch, heads, seq, headDim] operand through element strides (headDim contiguous).
@@ -124,6 +126,9 @@ struct DecodeAttentionArgs {
   DecodeRotary rotary;
 };
 void decodeAttention(cudaStream_t stream, const DecodeAttentionArgs &args);
+/// Why decodeAttention would refuse the fused-step arguments of `args` (newK, newV,
+/// rotary; with lenOffset, dtype and headDim), or "" when it takes them.
+std::string decodeStepProblem(const DecodeAttentionArgs &args);
 
 /// The split count decodeAttention uses for these shapes when maxSplits is 0.
 int decodeAttentionDefaultSplits(int64_t batch, int64_t qHeads, int64_t kvHeads,

@@ -31,6 +31,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
+#include <string>
 
 namespace mm::rt::cuda {
 namespace {
@@ -455,42 +457,46 @@ void launchDecode(cudaStream_t stream, int64_t d, int g, dim3 grid, const Decode
   }
 }
 
-/// Checks the fused-step arguments (newK/newV and the rotary table) of a launch.
-void checkFusedStep(const DecodeAttentionArgs &a) {
-  const char *k = "cuda decodeAttention";
-  const DecodeRotary &r = a.rotary;
-  if (!a.newK != !a.newV)
-    fail(k, ": give both the new key and value rows or neither");
-  if (!a.newK) {
-    if (r.cos || r.sin)
-      fail(k, ": a rotary table needs the step's new key rows (newK)");
-    return;
-  }
-  if (a.lenOffset != 1)
-    fail(k, ": a fused step appends at lens[b] and attends to lens[b] + 1 keys (lenOffset 1, got ",
-         a.lenOffset, ")");
-  if (!aligned16(a.newK) || !aligned16(a.newV) || a.newKStrideB % 8 != 0 ||
-      a.newKStrideH % 8 != 0 || a.newVStrideB % 8 != 0 || a.newVStrideH % 8 != 0)
-    fail(k, ": the new key and value rows must be 16-byte aligned with strides that are "
-         "multiples of 8");
-  if (!r.cos && !r.sin)
-    return;
-  if (!r.cos || !r.sin)
-    fail(k, ": rotary cos and sin tables must both be given");
-  if (r.tableType != a.dtype && r.tableType != DType::f32)
-    fail(k, ": rotary table type ", dtypeName(r.tableType), " must be ", dtypeName(a.dtype),
-         " or f32");
-  if (r.rotaryDim <= 0 || r.rotaryDim % 16 != 0 || r.rotaryDim > a.headDim)
-    fail(k, ": rotary width ", r.rotaryDim, " must be a multiple of 16 in (0, ", a.headDim, "]");
-  if (r.tableStrideB < 0)
-    fail(k, ": rotary table batch stride ", r.tableStrideB, " (rows) is negative");
-  if (r.tableRowStride < r.rotaryDim || r.tableRowStride % 8 != 0 || !aligned16(r.cos) ||
-      !aligned16(r.sin))
-    fail(k, ": rotary tables must be 16-byte aligned with a row stride (", r.tableRowStride,
-         ") that is a multiple of 8 and at least the rotary width ", r.rotaryDim);
+/// The parts joined into one message.
+template <typename... Parts> std::string joined(const Parts &...parts) {
+  std::ostringstream os;
+  (os << ... << parts);
+  return os.str();
 }
 
 } // namespace
+
+std::string decodeStepProblem(const DecodeAttentionArgs &a) {
+  const DecodeRotary &r = a.rotary;
+  if (!a.newK != !a.newV)
+    return "give both the new key and value rows or neither";
+  if (!a.newK)
+    return r.cos || r.sin ? "a rotary table needs the step's new key rows (newK)" : "";
+  if (a.lenOffset != 1)
+    return joined("a fused step appends at lens[b] and attends to lens[b] + 1 keys (lenOffset 1, "
+                  "got ", a.lenOffset, ")");
+  if (!aligned16(a.newK) || !aligned16(a.newV) || a.newKStrideB % 8 != 0 ||
+      a.newKStrideH % 8 != 0 || a.newVStrideB % 8 != 0 || a.newVStrideH % 8 != 0)
+    return "the new key and value rows must be 16-byte aligned with strides that are "
+           "multiples of 8";
+  if (!r.cos && !r.sin)
+    return "";
+  if (!r.cos || !r.sin)
+    return "rotary cos and sin tables must both be given";
+  if (r.tableType != a.dtype && r.tableType != DType::f32)
+    return joined("rotary table type ", dtypeName(r.tableType), " must be ", dtypeName(a.dtype),
+                  " or f32");
+  if (r.rotaryDim <= 0 || r.rotaryDim % 16 != 0 || r.rotaryDim > a.headDim)
+    return joined("rotary width ", r.rotaryDim, " must be a multiple of 16 in (0, ", a.headDim,
+                  "]");
+  if (r.tableStrideB < 0)
+    return joined("rotary table batch stride ", r.tableStrideB, " (rows) is negative");
+  if (r.tableRowStride < r.rotaryDim || r.tableRowStride % 8 != 0 || !aligned16(r.cos) ||
+      !aligned16(r.sin))
+    return joined("rotary tables must be 16-byte aligned with a row stride (", r.tableRowStride,
+                  ") that is a multiple of 8 and at least the rotary width ", r.rotaryDim);
+  return "";
+}
 
 bool decodeAttentionSupportsHeadDim(int64_t d) { return d == 64 || d == 128 || d == 256; }
 
@@ -534,7 +540,8 @@ void decodeAttention(cudaStream_t stream, const DecodeAttentionArgs &a) {
     fail(k, ": q and the cache must be 16-byte aligned with strides that are multiples of 8");
   if (a.batch > 65535 || c.capacity > 2147483647LL)
     fail(k, ": shapes too large for the launch grid");
-  checkFusedStep(a);
+  if (const std::string step = decodeStepProblem(a); !step.empty())
+    fail(k, ": ", step);
   if (a.batch == 0)
     return;
   if (a.maxSplits < 0 || a.maxSplits > kMaxSplits)

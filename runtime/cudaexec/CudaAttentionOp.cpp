@@ -60,20 +60,24 @@ MaskPattern CudaExecutor::OpRecorder::maskPattern(int64_t qLen, int64_t kvLen) {
   return static_cast<MaskPattern>(mask.maskPattern);
 }
 
-void CudaExecutor::OpRecorder::recordDecodeAttention(cuda::DecodeAttentionArgs a, const Value &q,
-                                                     const Value &k, const Value &v, char *out) {
+cuda::DecodeAttentionArgs CudaExecutor::OpRecorder::decodeArgs(const Value &q, const Value &k,
+                                                               const Value &v) {
+  cuda::DecodeAttentionArgs a;
   a.dtype = q.dtype;
   a.batch = q.shape[0];
   a.qHeads = q.shape[1];
   a.kvHeads = k.shape[1];
   a.headDim = q.shape[3];
-  a.out = out;
   a.outStrideB = a.qHeads * a.headDim;
   a.outStrideH = a.headDim;
   a.cache = cache_->layerView(static_cast<size_t>(k.kvSlot), static_cast<size_t>(v.kvSlot));
   a.lens = cache_->lengths();
   a.lenOffset = 1; // the step's row is at lens[b]: attend to lens[b] + 1 keys
   a.scale = static_cast<float>(attrs().getFloat("scale"));
+  return a;
+}
+
+void CudaExecutor::OpRecorder::recordDecodeAttention(cuda::DecodeAttentionArgs a) {
   a.maxSplits = cuda::decodeAttentionDefaultSplits(a.batch, a.qHeads, a.kvHeads, a.headDim,
                                                    a.cache.capacity);
   cuda::ScratchSize need =
@@ -122,17 +126,13 @@ bool CudaExecutor::OpRecorder::attendToFreshStep(Value &q, Value &k, Value &v) {
   };
   const std::vector<int64_t> qs = used(stridesOf(q)), kst = used(stridesOf(nk)),
                              vst = used(stridesOf(nv));
-  cuda::DecodeAttentionArgs a;
+  cuda::DecodeAttentionArgs a = decodeArgs(q, k, v);
   a.q = rotated ? r.args.x : q.dev;
   a.qStrideB = rotated ? (batch == 1 ? 0 : r.args.xStrideB) : qs[0];
   a.qStrideH = rotated ? r.args.xStrideH : qs[1];
-  a.newK = rotated ? r.kIn : nk.dev;
-  a.newKStrideB = a.qStrideB;
-  a.newKStrideH = a.qStrideH;
-  if (!rotated) {
-    a.newKStrideB = kst[0];
-    a.newKStrideH = kst[1];
-  }
+  a.newK = rotated ? r.kIn : nk.dev; // the unrotated key heads have q's strides
+  a.newKStrideB = rotated ? a.qStrideB : kst[0];
+  a.newKStrideH = rotated ? a.qStrideH : kst[1];
   a.newV = nv.dev;
   a.newVStrideB = vst[0];
   a.newVStrideH = vst[1];
@@ -145,16 +145,14 @@ bool CudaExecutor::OpRecorder::attendToFreshStep(Value &q, Value &k, Value &v) {
     a.rotary.tableStrideB = r.args.tableStrideB;
     a.rotary.interleaved = r.args.interleaved;
   }
-  auto aligned = [](const void *p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
-  const bool fits =
-      (rotated || (qs[3] == 1 && kst[3] == 1)) && vst[3] == 1 && aligned(a.q) && aligned(a.newK) &&
-      aligned(a.newV) && a.qStrideB % 8 == 0 && a.qStrideH % 8 == 0 && a.newKStrideB % 8 == 0 &&
-      a.newKStrideH % 8 == 0 && a.newVStrideB % 8 == 0 && a.newVStrideH % 8 == 0 &&
-      (!rotated || (r.args.rotaryDim % 16 == 0 && r.args.tableRowStride % 8 == 0 &&
-                    aligned(r.args.cos) && aligned(r.args.sin)));
+  // The layout decodeAttention takes for q; its own rules for the step's rows and table.
+  const bool fits = (rotated || (qs[3] == 1 && kst[3] == 1)) && vst[3] == 1 &&
+                    reinterpret_cast<uintptr_t>(a.q) % 16 == 0 && a.qStrideB % 8 == 0 &&
+                    a.qStrideH % 8 == 0 && cuda::decodeStepProblem(a).empty();
   if (!fits)
     return false;
-  recordDecodeAttention(a, q, k, v, result(0, q.shape, q.dtype).dev);
+  a.out = result(0, q.shape, q.dtype).dev;
+  recordDecodeAttention(a);
   // Released only now: `out` must not take the memory the launch reads.
   for (Value *p : {&nk, &nv}) {
     ex_.drop(p->block);
@@ -199,11 +197,12 @@ void CudaExecutor::OpRecorder::attention() {
     const bool aligned = reinterpret_cast<uintptr_t>(q.dev) % 16 == 0 &&
                          reinterpret_cast<uintptr_t>(out.dev) % 16 == 0;
     if (cuda::decodeAttentionSupportsHeadDim(headDim) && aligned && qs[0] % 8 == 0 && qs[1] % 8 == 0) {
-      cuda::DecodeAttentionArgs a;
+      cuda::DecodeAttentionArgs a = decodeArgs(q, k, v);
       a.q = q.dev;
       a.qStrideB = qs[0];
       a.qStrideH = qs[1];
-      recordDecodeAttention(a, q, k, v, out.dev);
+      a.out = out.dev;
+      recordDecodeAttention(a);
       return;
     }
     cuda::PrefillAttentionArgs a = attentionArgs(q, k, v, out.dev, cache_->capacity(), scale);

@@ -89,11 +89,13 @@ private:
   /// The pattern of the attention mask (operand 3; none without one), classified once
   /// per call.
   MaskPattern maskPattern(int64_t qLen, int64_t kvLen);
-  /// Records a decodeAttention launch of q (the caller sets a.q and its strides, and a
-  /// fused step's fields) over the KV-cache slots of k and v into `out` (contiguous, q's
-  /// shape), with scratch for its shapes (grown between segments when needed).
-  void recordDecodeAttention(cuda::DecodeAttentionArgs a, const Value &q, const Value &k,
-                             const Value &v, char *out);
+  /// The decodeAttention arguments of a one-token step of q over the KV-cache slots of k
+  /// and v (shapes, cache view, lengths with lenOffset 1, scale, contiguous out strides);
+  /// the caller sets q, its strides, out and a fused step's fields.
+  cuda::DecodeAttentionArgs decodeArgs(const Value &q, const Value &k, const Value &v);
+  /// Records a decodeAttention launch of `a` with scratch for its shapes (grown between
+  /// segments when needed).
+  void recordDecodeAttention(cuda::DecodeAttentionArgs a);
   /// mm.attention of a one-token step whose new key/value rows are still pending (and
   /// whose q/k rotary may be deferred): one decode-attention launch appends, rotates and
   /// attends (DecodeAttentionArgs::newK). Returns false, recording nothing, when the
