@@ -162,6 +162,7 @@ LogicalResult writePlanFile(StringRef outputPath, ArrayRef<uint8_t> flatbuffer,
   header.fbSize = flatbuffer.size();
   header.blobOffset = plan::alignUp(header.fbOffset + header.fbSize, plan::kBlobAlignment);
   header.blobSize = weights.blobSize();
+  fileBytes = header.blobOffset + header.blobSize; // read by the caller on success only
 
   // Header, FlatBuffer and the weights streamed from their source files into `os`.
   auto write = [&](llvm::raw_fd_ostream &os, StringRef name) -> LogicalResult {
@@ -202,10 +203,7 @@ LogicalResult writePlanFile(StringRef outputPath, ArrayRef<uint8_t> flatbuffer,
     llvm::raw_fd_ostream os(outputPath, ec);
     if (ec)
       return emitError(loc) << "cannot open '" << outputPath << "': " << ec.message();
-    if (failed(write(os, outputPath)))
-      return failure();
-    fileBytes = header.blobOffset + header.blobSize;
-    return success();
+    return write(os, outputPath);
   }
 
   llvm::SmallString<256> tmpPath;
@@ -222,7 +220,6 @@ LogicalResult writePlanFile(StringRef outputPath, ArrayRef<uint8_t> flatbuffer,
     return emitError(loc) << "cannot rename '" << tmpPath << "' to '" << outputPath
                           << "': " << ec.message();
   remover.releaseFile();
-  fileBytes = header.blobOffset + header.blobSize;
   return success();
 }
 

@@ -112,7 +112,6 @@ void normRows(const Tensor &x, const Tensor *rhs, Tensor *sum, int64_t n, Tensor
               });
 }
 
-/// Shared by layer_norm (inputs x, scale[, bias]) and add_layer_norm (lhs, rhs, scale[, bias]).
 /// Allocates the normalized result (and, for the add_ forms, the residual sum) with x's
 /// shape and dtype. Both are allocated before either is referenced, because
 /// allocateResult may grow `outputs`.
@@ -127,6 +126,7 @@ std::pair<Tensor *, Tensor *> allocateNormResults(KernelContext &ctx, std::vecto
   return {&outputs[0], residual ? &outputs[1] : nullptr};
 }
 
+/// Shared by layer_norm (inputs x, scale[, bias]) and add_layer_norm (lhs, rhs, scale[, bias]).
 void layerNorm(KernelContext &ctx, const std::vector<const Tensor *> &inputs,
                std::vector<Tensor> &outputs, bool residual) {
   size_t first = residual ? 2 : 1;

@@ -29,6 +29,7 @@ CudaGenerator::CudaGenerator(std::shared_ptr<const Plan> plan, bool cudaGraphs,
   embed_ = std::make_unique<CudaExecutor>(plan_, g.embedFunction, *ctx_);
   decoder_ = std::make_unique<CudaExecutor>(plan_, g.decoderFunction, *ctx_);
   logitsOutput_ = checkDecoder(*plan_, decoder_->function());
+  checkEmbed(embed_->function());
   token_ = DeviceBuffer(sizeof(int64_t), "the next token");
   cuda::checkCuda(cudaMallocHost(reinterpret_cast<void **>(&hostToken_), sizeof(int64_t)),
                   "cudaMallocHost");
@@ -48,13 +49,8 @@ CudaGenerator::~CudaGenerator() {
 
 DeviceTensor CudaGenerator::embedTokens(const std::vector<int64_t> &ids) {
   const FunctionInfo &fn = embed_->function();
-  if (fn.inputs.size() != 1 || fn.outputs.size() != 1)
-    fail("embedding function '", fn.name, "' must take input_ids and return inputs_embeds");
-  DType idType = fn.tensors[fn.inputs[0].tensor].dtype;
-  DeviceTensor e = embed_->run({{rowOf(idType, ids), false}})[0];
-  if (e.shape.size() != 3 || e.shape[0] != 1 || e.shape[1] != static_cast<int64_t>(ids.size()))
-    fail("embedding function '", fn.name, "' returned ", shapeString(e.shape), " for ", ids.size(),
-         " tokens; expected [1, ", ids.size(), ", hidden]");
+  DeviceTensor e = embed_->run({{rowOf(fn.tensors[fn.inputs[0].tensor].dtype, ids), false}})[0];
+  checkEmbeddings(fn, e.shape, ids.size());
   return e;
 }
 

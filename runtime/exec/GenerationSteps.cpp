@@ -7,12 +7,9 @@
 
 namespace mm::rt::generation {
 
-namespace {
-/// "1 image token", "2 image tokens".
 std::string counted(int64_t n, const char *noun) {
   return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
 }
-} // namespace
 
 double msSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -39,15 +36,32 @@ int checkDecoder(const Plan &plan, const FunctionInfo &dec) {
   return std::max(dec.outputIndex("logits"), 0);
 }
 
+void checkEmbed(const FunctionInfo &embed) {
+  if (embed.inputs.size() != 1 || embed.outputs.size() != 1)
+    fail("embedding function '", embed.name, "' must take input_ids and return inputs_embeds");
+}
+
+void checkEmbeddings(const FunctionInfo &embed, const Shape &shape, size_t tokens) {
+  if (shape.size() != 3 || shape[0] != 1 || shape[1] != static_cast<int64_t>(tokens))
+    fail("embedding function '", embed.name, "' returned ", shapeString(shape), " for ", tokens,
+         " tokens; expected [1, ", tokens, ", hidden]");
+}
+
+int64_t positionsFed(int64_t promptTokens, int64_t maxNewTokens) {
+  return promptTokens + maxNewTokens - 1;
+}
+
 int64_t checkRequest(const std::vector<int64_t> &inputIds, const GenerationOptions &options) {
   if (inputIds.empty())
     fail("the prompt (input ids) is empty");
   if (options.maxNewTokens < 1)
     fail("--max-new-tokens must be at least 1");
+  if (options.kvCapacity < 0)
+    fail("--kv-capacity must be positive (or 0 for prompt + max new tokens)");
   const int64_t prompt = static_cast<int64_t>(inputIds.size());
-  if (options.kvCapacity <= 0)
+  if (options.kvCapacity == 0)
     return prompt + options.maxNewTokens;
-  const int64_t needed = prompt + options.maxNewTokens - 1;
+  const int64_t needed = positionsFed(prompt, options.maxNewTokens);
   if (options.kvCapacity < needed)
     fail("--kv-capacity ", options.kvCapacity, " is too small for ", counted(prompt, "prompt token"),
          " and ", counted(options.maxNewTokens, "new token"), " (the KV cache needs ", needed,

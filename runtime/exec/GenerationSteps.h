@@ -11,6 +11,7 @@
 #include "runtime/plan/Plan.h"
 
 #include <chrono>
+#include <string>
 #include <vector>
 
 namespace mm::rt::generation {
@@ -25,10 +26,20 @@ void requireGenerationInfo(const Plan &plan);
 /// position_ids or a past_key_values slot) and returns the index of its logits output
 /// ("logits", else 0). Throws Error naming the plan and the input.
 int checkDecoder(const Plan &plan, const FunctionInfo &decoder);
+/// Throws Error unless the embedding function takes one input (input_ids) and returns one
+/// result (inputs_embeds).
+void checkEmbed(const FunctionInfo &embed);
+/// Throws Error unless the embedding function returned [1, tokens, hidden].
+void checkEmbeddings(const FunctionInfo &embed, const Shape &shape, size_t tokens);
+/// "1 image token", "2 image tokens".
+std::string counted(int64_t n, const char *noun);
+/// The positions the decoder sees for a prompt and maxNewTokens new tokens (the last
+/// token is not fed back).
+int64_t positionsFed(int64_t promptTokens, int64_t maxNewTokens);
 /// Checks a generation request before anything runs and returns its KV-cache capacity
 /// (positions): options.kvCapacity when set, else the prompt's tokens + maxNewTokens.
-/// Throws Error for an empty prompt, maxNewTokens < 1, or a set capacity that cannot hold
-/// the prompt and the maxNewTokens - 1 steps that feed a token back.
+/// Throws Error for an empty prompt, maxNewTokens < 1, a negative capacity, or a set
+/// capacity that cannot hold positionsFed(prompt, maxNewTokens).
 int64_t checkRequest(const std::vector<int64_t> &inputIds, const GenerationOptions &options);
 
 /// A [1, n] host tensor of dtype `t` (i64, i32, f32 or bool) holding `values`.

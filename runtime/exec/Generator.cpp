@@ -27,6 +27,7 @@ Generator::Generator(std::shared_ptr<const Plan> plan, const cpu::KernelRegistry
   embed_ = std::make_unique<Executor>(plan_, g.embedFunction, kernels);
   decoder_ = std::make_unique<Executor>(plan_, g.decoderFunction, kernels);
   logitsOutput_ = checkDecoder(*plan_, decoder_->function());
+  checkEmbed(embed_->function());
 }
 
 void Generator::setProfiling(bool on) {
@@ -38,14 +39,8 @@ void Generator::setProfiling(bool on) {
 
 Tensor Generator::embedTokens(const std::vector<int64_t> &ids) {
   const FunctionInfo &fn = embed_->function();
-  if (fn.inputs.size() != 1 || fn.outputs.size() != 1)
-    fail("embedding function '", fn.name, "' must take input_ids and return inputs_embeds");
-  DType idType = fn.tensors[fn.inputs[0].tensor].dtype;
-  std::vector<Tensor> out = embed_->run({rowOf(idType, ids)});
-  const Tensor &e = out[0];
-  if (e.rank() != 3 || e.shape[0] != 1 || e.shape[1] != static_cast<int64_t>(ids.size()))
-    fail("embedding function '", fn.name, "' returned ", shapeString(e.shape), " for ",
-         ids.size(), " tokens; expected [1, ", ids.size(), ", hidden]");
+  Tensor e = embed_->run({rowOf(fn.tensors[fn.inputs[0].tensor].dtype, ids)})[0];
+  checkEmbeddings(fn, e.shape, ids.size());
   return e;
 }
 

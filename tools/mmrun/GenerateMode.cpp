@@ -2,6 +2,7 @@
 #include "tools/mmrun/Modes.h"
 
 #include "runtime/core/Error.h"
+#include "runtime/exec/GenerationSteps.h"
 #include "runtime/exec/Generator.h"
 #ifdef MM_HAVE_CUDA
 #include "runtime/cudaexec/CudaGenerator.h"
@@ -118,12 +119,11 @@ GenerationResult generateWith(Gen &gen, const GenerateOptions &o, const std::vec
   options.kvCapacity = o.kvCapacity;
   if (o.warmup < 0)
     fail("--warmup must be at least 0");
-  if (o.kvCapacity < 0)
-    fail("--kv-capacity must be positive (or 0 for prompt + max new tokens)");
-  const int64_t positions = static_cast<int64_t>(ids.size()) + o.maxNewTokens;
-  if (g.maxPositions > 0 && positions > g.maxPositions)
-    llvm::errs() << "mmrun: warning: " << ids.size() << " prompt token"
-                 << (ids.size() == 1 ? "" : "s") << " + " << o.maxNewTokens << " new tokens exceed the model's " << g.maxPositions
+  const int64_t prompt = static_cast<int64_t>(ids.size());
+  if (g.maxPositions > 0 && generation::positionsFed(prompt, o.maxNewTokens) > g.maxPositions)
+    llvm::errs() << "mmrun: warning: " << generation::counted(prompt, "prompt token") << " + "
+                 << generation::counted(o.maxNewTokens, "new token") << " exceed the model's "
+                 << g.maxPositions
                  << " positions (max_position_embeddings); later positions are extrapolated\n";
   const Tensor *image = o.pixelValues.empty() ? nullptr : &pixels;
   for (int w = 0; w < o.warmup; ++w)

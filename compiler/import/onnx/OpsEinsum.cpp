@@ -136,12 +136,8 @@ Value sumOut(NodeContext &c, Value v, Labels &l, llvm::function_ref<bool(char)> 
   }
   if (axes.empty())
     return v;
-  Shape in = shapeOf(v), out;
-  for (auto [i, d] : llvm::enumerate(in))
-    if (!llvm::is_contained(axes, int64_t(i)))
-      out.push_back(d);
   l = kept;
-  return c.create<ReduceSumOp>(withShape(v, out), v, axes, false);
+  return buildReduce<ReduceSumOp>(c, v, axes, /*keepdims=*/false);
 }
 
 /// Transposes `v` (labelled `from`) to the label order `to`.
