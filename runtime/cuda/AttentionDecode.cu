@@ -284,7 +284,8 @@ __global__ void __launch_bounds__(kThreads) decodeKernel(DecodeParams p) {
   // Merge the warps; thread idx handles (head g, channel d).
   const int64_t rowBase = int64_t(b) * p.qHeads + hq0; // partial row of head g: rowBase + g
   const int64_t mlBase = int64_t(p.batch) * p.qHeads * p.maxSplits * D;
-  __shared__ float smPartO[Cluster ? G : 1][Cluster ? D : 1], smPartM[G], smPartL[G];
+  __shared__ float smPartO[Cluster ? G : 1][Cluster ? D : 1], smPartM[Cluster ? G : 1],
+      smPartL[Cluster ? G : 1];
   for (int idx = threadIdx.x; idx < G * D; idx += kThreads) {
     const int g = idx / D, d = idx % D;
     float mx = -INFINITY;
@@ -404,13 +405,19 @@ __global__ void __launch_bounds__(kThreads) decodeKernel(DecodeParams p) {
 /// for G = 8, equal at 2048, slower at 4096 (15.9 against 12.1 us). `forced` (non-zero)
 /// overrides the choice.
 constexpr int64_t kSmallGroupCapacity = 2048;
+/// Whether a block can serve g query heads of a group: 1, 2, 4 or 8 dividing the group
+/// (8 only for head dims up to 128).
+bool validHeadsPerBlock(int g, int64_t group, int64_t headDim) {
+  return g > 0 && g <= 8 && (g & (g - 1)) == 0 && group % g == 0 && (g <= 4 || headDim <= 128);
+}
+
 int headsPerBlock(int64_t batch, int64_t qHeads, int64_t kvHeads, int64_t headDim,
                   int64_t capacity, int forced) {
   const int64_t group = qHeads / kvHeads;
   if (forced > 0)
     return forced;
   for (int g : {8, 4, 2})
-    if (group % g == 0 && (g <= 4 || headDim <= 128) &&
+    if (validHeadsPerBlock(g, group, headDim) &&
         (capacity > kSmallGroupCapacity || batch * qHeads / g >= multiprocessorCount() / 2))
       return g;
   return 1;
@@ -547,9 +554,7 @@ void decodeAttention(cudaStream_t stream, const DecodeAttentionArgs &a) {
   if (a.maxSplits < 0 || a.maxSplits > kMaxSplits)
     fail(k, ": maxSplits ", a.maxSplits, " must be in [0, ", kMaxSplits, "]");
   const int group = int(a.qHeads / a.kvHeads);
-  if (a.headsPerBlock != 0 &&
-      (a.headsPerBlock < 0 || a.headsPerBlock > 8 || (a.headsPerBlock & (a.headsPerBlock - 1)) ||
-       group % a.headsPerBlock != 0 || (a.headsPerBlock == 8 && a.headDim > 128)))
+  if (a.headsPerBlock != 0 && !validHeadsPerBlock(a.headsPerBlock, group, a.headDim))
     fail(k, ": headsPerBlock ", a.headsPerBlock, " must be 1, 2, 4 or 8 and divide the group of ",
          group, " (8 only for head dim <= 128)");
   const int g = headsPerBlock(a.batch, a.qHeads, a.kvHeads, a.headDim, c.capacity, a.headsPerBlock);
@@ -567,7 +572,7 @@ void decodeAttention(cudaStream_t stream, const DecodeAttentionArgs &a) {
   DecodeParams p{a.q,         a.qStrideB,   a.qStrideH,    a.out,
                  a.outStrideB, a.outStrideH, c.k,          c.v,
                  c.capacity,  int(a.batch), int(a.qHeads), int(a.kvHeads),
-                 int(a.qHeads / a.kvHeads), groupChunks, a.lens, a.lenOffset,
+                 group,       groupChunks,   a.lens,        a.lenOffset,
                  a.scale * kLog2e, splits, a.scratch.partials, a.scratch.counters,
                  a.newK,      a.newV,        a.newKStrideB, a.newKStrideH,
                  a.newVStrideB, a.newVStrideH, r.cos,        r.sin,

@@ -35,8 +35,10 @@ struct PrefillParams {
   int64_t msb, msh, mss, mst;
 };
 
-/// The default threads per query row for head dim D.
+/// The default threads per query row for head dim d.
 constexpr int defaultThreadsPerRow(int d) { return d > 128 ? 8 : 4; }
+/// Whether twice the default threads per row split head dim d's channel pairs evenly.
+constexpr bool canHalveRows(int d) { return (d / 2) % (2 * defaultThreadsPerRow(d)) == 0; }
 
 template <int D, int TPR_> struct PrefillShape {
   static constexpr int TPR = TPR_;            // threads per query row
@@ -182,10 +184,9 @@ template <typename T, int D>
 void launchPrefill(cudaStream_t stream, const PrefillParams &p, int64_t batch, int64_t qHeads,
                    int rows) {
   constexpr int TPR = defaultThreadsPerRow(D), BQ = kThreads / TPR;
-  constexpr bool canHalve = (D / 2) % (2 * TPR) == 0;
   const int64_t blocks = batch * qHeads * ((p.qLen + BQ - 1) / BQ);
   const bool halve = rows != 0 ? rows == BQ / 2 : blocks < 2 * multiprocessorCount();
-  if constexpr (canHalve)
+  if constexpr (canHalveRows(D))
     if (halve)
       return launchPrefillShape<T, D, 2 * TPR>(stream, p, batch, qHeads);
   launchPrefillShape<T, D, TPR>(stream, p, batch, qHeads);
@@ -220,9 +221,9 @@ void prefillAttention(cudaStream_t stream, const PrefillAttentionArgs &a) {
     fail(k, ": query heads ", a.qHeads, " are not a multiple of KV heads ", a.kvHeads);
   if (!prefillAttentionSupportsHeadDim(a.headDim))
     fail(k, ": unsupported head dim ", a.headDim, " (supported: 64, 72, 80, 96, 128, 256)");
-  const int defaultRows = kThreads / (a.headDim > 128 ? 8 : 4);
+  const int defaultRows = kThreads / defaultThreadsPerRow(int(a.headDim));
   if (a.rowsPerBlock != 0 && a.rowsPerBlock != defaultRows &&
-      !(a.rowsPerBlock == defaultRows / 2 && (a.headDim / 2) % (2 * (kThreads / defaultRows)) == 0))
+      !(a.rowsPerBlock == defaultRows / 2 && canHalveRows(int(a.headDim))))
     fail(k, ": rowsPerBlock ", a.rowsPerBlock, " must be 0, ", defaultRows, " or, for head dims "
          "whose channel pairs split evenly, ", defaultRows / 2);
   if (a.batch > 65535 || a.qHeads > 65535 || a.qLen > 2147483647LL || a.kvLen > 2147483647LL)

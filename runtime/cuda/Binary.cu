@@ -10,13 +10,10 @@
 #include "runtime/cuda/Kernels.h"
 #include "runtime/cuda/StridedIndex.cuh"
 
-#include <algorithm>
-
 namespace mm::rt::cuda {
 namespace {
 
 constexpr int kThreads = 256;
-
 
 /// op(a, b) in f32. max/min propagate NaN and otherwise keep a on ties (as the CPU
 /// kernels: a < b ? b : a).

@@ -248,8 +248,15 @@ Blas::Path Blas::choosePath(const LinearArgs &a) const {
   return gemvOk ? Path::gemv : Path::cublasLt;
 }
 
+namespace {
+/// Whether a call on `path` can form its fused input inside the GEMV.
+bool gemvTakesInputOn(const Blas::LinearArgs &a, Blas::Path path) {
+  return a.m == 1 && path == Blas::Path::gemv && gemvInputSupported(a.x, a.k, a.input);
+}
+} // namespace
+
 bool Blas::gemvTakesInput(const LinearArgs &a) const {
-  return a.m == 1 && choosePath(a) == Path::gemv && gemvInputSupported(a.x, a.k, a.input);
+  return gemvTakesInputOn(a, choosePath(a));
 }
 
 void Blas::linear(cudaStream_t stream, const LinearArgs &a) {
@@ -259,11 +266,12 @@ void Blas::linear(cudaStream_t stream, const LinearArgs &a) {
     fail("cuda linear: null operand");
   if (a.m == 0)
     return;
+  const Path path = choosePath(a);
   const bool fused = a.input.up || a.input.rmsNorm;
-  if (fused && !gemvTakesInput(a))
+  if (fused && !gemvTakesInputOn(a, path))
     fail("cuda linear: a fused SwiGLU or RMSNorm input needs the GEMV path (one row; for "
          "RMSNorm K a multiple of 8 and aligned operands)");
-  if (choosePath(a) == Path::gemv) {
+  if (path == Path::gemv) {
     if (a.m != 1)
       fail("cuda linear: the GEMV path takes one row, got ", a.m);
     gemv(stream, a.dtype, a.x, a.w, a.bias, a.y, a.n, a.k, a.act, impl_->gemvScratch, a.input,

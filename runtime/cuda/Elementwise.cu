@@ -2,13 +2,10 @@
 #include "runtime/cuda/DeviceUtil.cuh"
 #include "runtime/cuda/Kernels.h"
 
-#include <algorithm>
-
 namespace mm::rt::cuda {
 namespace {
 
 constexpr int kThreads = 256;
-
 
 template <typename T, bool VEC>
 __global__ void activationKernel(const T *x, T *y, int64_t n, Activation act) {

@@ -10,14 +10,12 @@
 #include "runtime/cuda/Kernels.h"
 #include "runtime/cuda/StridedIndex.cuh"
 
-#include <algorithm>
 #include <type_traits>
 
 namespace mm::rt::cuda {
 namespace {
 
 constexpr int kThreads = 256;
-
 
 bool alignedTo(const void *p, size_t bytes) {
   return reinterpret_cast<uintptr_t>(p) % bytes == 0;

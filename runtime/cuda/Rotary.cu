@@ -8,8 +8,6 @@
 #include "runtime/cuda/DeviceUtil.cuh"
 #include "runtime/cuda/Kernels.h"
 
-#include <algorithm>
-
 namespace mm::rt::cuda {
 namespace {
 
@@ -115,8 +113,7 @@ void rotary(cudaStream_t stream, const RotaryArgs &a) {
                  a.interleaved, a.x != a.y && a.rotaryDim < a.headDim,
                  a.positions, a.positionStrideB, a.startPositions, a.cos, a.sin,
                  a.tableType == DType::f32, a.tableRowStride, a.tableStrideB, a.invFreq};
-  const unsigned blocks =
-      unsigned(std::min<int64_t>((total + kThreads - 1) / kThreads, 65535LL * 8));
+  const unsigned blocks = gridStrideBlocks(kThreads, total);
   MM_DISPATCH_FLOAT(a.dtype, k, {
     launchKernel(rotaryKernel<scalar_t>, blocks, kThreads, 0, stream, static_cast<const scalar_t *>(a.x), static_cast<scalar_t *>(a.y), p, total);
   });

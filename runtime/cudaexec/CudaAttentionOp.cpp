@@ -105,7 +105,7 @@ bool CudaExecutor::OpRecorder::attendToFreshStep(Value &q, Value &k, Value &v) {
     return false;
   DeferredRotary &r = ex_.deferredRotary_;
   const bool rotated = r.op != SIZE_MAX;
-  if (rotated && (q.dev != r.qOut || nk.dev != r.kOut))
+  if (rotated && (q.dev != r.qOut() || nk.dev != r.kOut()))
     return false; // another layout: the separate launches
   if (!rotated)
     ensureDevice(q); // q is no cache view: no append is launched here
@@ -130,21 +130,15 @@ bool CudaExecutor::OpRecorder::attendToFreshStep(Value &q, Value &k, Value &v) {
   a.q = rotated ? r.args.x : q.dev;
   a.qStrideB = rotated ? (batch == 1 ? 0 : r.args.xStrideB) : qs[0];
   a.qStrideH = rotated ? r.args.xStrideH : qs[1];
-  a.newK = rotated ? r.kIn : nk.dev; // the unrotated key heads have q's strides
+  a.newK = rotated ? r.kIn() : nk.dev; // the unrotated key heads have q's strides
   a.newKStrideB = rotated ? a.qStrideB : kst[0];
   a.newKStrideH = rotated ? a.qStrideH : kst[1];
   a.newV = nv.dev;
   a.newVStrideB = vst[0];
   a.newVStrideH = vst[1];
-  if (rotated) {
-    a.rotary.cos = r.args.cos;
-    a.rotary.sin = r.args.sin;
-    a.rotary.tableType = r.args.tableType;
-    a.rotary.rotaryDim = r.args.rotaryDim;
-    a.rotary.tableRowStride = r.args.tableRowStride;
-    a.rotary.tableStrideB = r.args.tableStrideB;
-    a.rotary.interleaved = r.args.interleaved;
-  }
+  if (rotated) // the table part of the deferred rotary launch
+    a.rotary = {r.args.cos,          r.args.sin,          r.args.tableType, r.args.rotaryDim,
+                r.args.tableRowStride, r.args.tableStrideB, r.args.interleaved};
   // The layout decodeAttention takes for q; its own rules for the step's rows and table.
   const bool fits = (rotated || (qs[3] == 1 && kst[3] == 1)) && vst[3] == 1 &&
                     reinterpret_cast<uintptr_t>(a.q) % 16 == 0 && a.qStrideB % 8 == 0 &&

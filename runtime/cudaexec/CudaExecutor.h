@@ -212,8 +212,14 @@ private:
   struct DeferredRotary {
     size_t op = SIZE_MAX; ///< the rotary op; SIZE_MAX: none deferred
     cuda::RotaryArgs args;
-    const char *qOut = nullptr, *kOut = nullptr; ///< its results (views set, unwritten)
-    const char *kIn = nullptr;                   ///< the unrotated key heads (args' strides)
+    int64_t qHeads = 0; ///< args covers qHeads query heads, then the key heads
+    /// Its query and key results (views set, unwritten) and the unrotated key heads.
+    const char *qOut() const { return static_cast<const char *>(args.y); }
+    const char *kOut() const { return qOut() + keyOffset(args.yStrideH); }
+    const char *kIn() const { return static_cast<const char *>(args.x) + keyOffset(args.xStrideH); }
+    int64_t keyOffset(int64_t headStride) const {
+      return qHeads * headStride * static_cast<int64_t>(dtypeSize(args.dtype));
+    }
     std::vector<void *> blocks;
   } deferredRotary_;
   std::vector<Value> kvPending_;              ///< per KV slot: entries not yet appended

@@ -5,9 +5,7 @@
 #include "runtime/cuda/Kernels.h"
 #include "runtime/exec/GenerationSteps.h"
 
-#include <algorithm>
 #include <chrono>
-#include <cstring>
 
 namespace mm::rt::cudaexec {
 

@@ -10,6 +10,7 @@
 #include "runtime/core/Error.h"
 #include "runtime/cpu/ShapeRules.h"
 #include "runtime/cuda/Blas.h"
+#include "runtime/exec/Executor.h"
 
 #include <algorithm>
 #include <array>
@@ -334,17 +335,8 @@ bool CudaExecutor::OpRecorder::rotateWithNext(cuda::RotaryArgs a) {
       k.dev != static_cast<const char *>(a.x) + a.heads * a.xStrideH * int64_t(es))
     return false;
   const int64_t hq = a.heads, hk = k.shape[1], s = a.seq, d = a.headDim;
-  auto declared = [&](uint32_t id, const Shape &shape) { // the plan's shape, dynamic dims any
-    const TensorInfo &t = ex_.fn_->tensors[id];
-    if (t.shape.size() != shape.size())
-      return false;
-    for (size_t i = 0; i < shape.size(); ++i)
-      if (t.shape[i] >= 0 && t.shape[i] != shape[i])
-        return false;
-    return true;
-  };
-  if (!declared(op().outputs[0], {a.batch, hq, s, d}) ||
-      !declared(next.outputs[0], {a.batch, hk, s, d}))
+  if (!fitsDeclaredShape(ex_.fn_->tensors[op().outputs[0]], {a.batch, hq, s, d}) ||
+      !fitsDeclaredShape(ex_.fn_->tensors[next.outputs[0]], {a.batch, hk, s, d}))
     return false; // the unfused launches report the mismatch
   a.heads = hq + hk;
   a.yStrideB = a.heads * s * d;
@@ -364,9 +356,7 @@ bool CudaExecutor::OpRecorder::rotateWithNext(cuda::RotaryArgs a) {
   launchDeferredRotary(); // an earlier one nobody fused (none in the marked patterns)
   r.op = index_;
   r.args = a;
-  r.qOut = y;
-  r.kOut = y + hq * s * d * int64_t(es);
-  r.kIn = k.dev;
+  r.qHeads = hq;
   r.blocks = {values_[op().inputs[0]].block, k.block, values_[op().inputs[1]].block,
               values_[op().inputs[2]].block}; // x, k, cos, sin
   for (void *b : r.blocks)

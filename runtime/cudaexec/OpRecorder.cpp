@@ -157,10 +157,7 @@ CudaExecutor::Value &CudaExecutor::OpRecorder::result(size_t r, const Shape &sha
   const TensorInfo &decl = ex_.fn_->tensors[id];
   if (decl.dtype != written)
     fail("result ", r, " is ", dtypeName(written), " but the plan declares ", signatureString(decl));
-  bool ok = decl.shape.size() == shape.size();
-  for (size_t d = 0; ok && d < shape.size(); ++d)
-    ok = decl.shape[d] < 0 || decl.shape[d] == shape[d];
-  if (!ok)
+  if (!fitsDeclaredShape(decl, shape))
     fail("result ", r, " has shape ", shapeString(shape), " but the plan declares ",
          signatureString(decl));
   const size_t bytes = static_cast<size_t>(numElements(shape)) * dtypeSize(decl.dtype);

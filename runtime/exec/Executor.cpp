@@ -11,6 +11,15 @@
 
 namespace mm::rt {
 
+bool fitsDeclaredShape(const TensorInfo &t, const Shape &shape) {
+  if (t.shape.size() != shape.size())
+    return false;
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (t.shape[d] >= 0 && t.shape[d] != shape[d])
+      return false;
+  return true;
+}
+
 std::string signatureString(const TensorInfo &t) {
   std::string s = std::string(dtypeName(t.dtype)) + " [";
   for (size_t d = 0; d < t.shape.size(); ++d) {
@@ -160,10 +169,7 @@ void checkInputs(const FunctionInfo &fn, const std::vector<Tensor> &inputs, bool
     }
     if (!inputs[i].data && inputs[i].numel() != 0)
       fail("input '", in.name, "' (", signatureString(t), ") is missing");
-    bool ok = inputs[i].dtype == t.dtype && got.size() == t.shape.size();
-    for (size_t d = 0; ok && d < got.size(); ++d)
-      ok = t.shape[d] < 0 || t.shape[d] == got[d];
-    if (!ok)
+    if (inputs[i].dtype != t.dtype || !fitsDeclaredShape(t, got))
       fail("input '", in.name, "': expected ", signatureString(t), ", got ", gotString(inputs[i]));
     for (size_t d = 0; d < got.size(); ++d) {
       const std::string &name = t.dimNames[d];
@@ -255,10 +261,7 @@ Executor::Value Executor::allocateValue(uint32_t id, const Shape &shape) {
 
 void Executor::checkResultShape(size_t i, size_t r, const Shape &got) const {
   const TensorInfo &decl = fn_->tensors[fn_->ops[i].outputs[r]];
-  bool ok = got.size() == decl.shape.size();
-  for (size_t d = 0; ok && d < got.size(); ++d)
-    ok = decl.shape[d] < 0 || decl.shape[d] == got[d];
-  if (!ok)
+  if (!fitsDeclaredShape(decl, got))
     opError(i, "result " + std::to_string(r) + " has shape " + shapeString(got) +
                    " but the plan declares " + signatureString(decl));
 }

@@ -108,6 +108,9 @@ private:
 
 /// "f32 [batch, 3, 64, 64]": dtype and dims, symbolic dims by name ("?" if unnamed).
 std::string signatureString(const TensorInfo &t);
+/// True when `shape` has t's rank and agrees with each of its static dims (dynamic dims
+/// take any extent).
+bool fitsDeclaredShape(const TensorInfo &t, const Shape &shape);
 
 /// Orders named inputs like fn.inputs (for any backend); throws Error for an unknown or a
 /// missing name (past_key_values inputs may be missing when `forCache`).

@@ -534,12 +534,20 @@ TEST_F(CudaAttentionTest, UnsupportedShapesThrow) {
   p.kvHeads = 1;
   p.headDim = 48; // unsupported
   EXPECT_THROW(prefillAttention(stream, p), Error);
-  p.headDim = 72;
-  p.rowsPerBlock = 16; // 36 channel pairs do not split over 8 threads per row
-  EXPECT_THROW(prefillAttention(stream, p), Error);
-  p.rowsPerBlock = 24;
+  // Refused for the rows per block, not for the null operands checked after it.
+  auto refusesRows = [&](int64_t headDim, int rows) {
+    p.headDim = headDim;
+    p.rowsPerBlock = rows;
+    try {
+      prefillAttention(stream, p);
+      ADD_FAILURE() << "rowsPerBlock " << rows << ": no error";
+    } catch (const Error &e) {
+      EXPECT_NE(std::string(e.what()).find("rowsPerBlock"), std::string::npos) << e.what();
+    }
+  };
+  refusesRows(72, 16); // 36 channel pairs do not split over 8 threads per row
+  refusesRows(64, 24);
   p.headDim = 64;
-  EXPECT_THROW(prefillAttention(stream, p), Error);
   p.rowsPerBlock = 0;
   DecodeAttentionArgs d;
   d.dtype = DType::bf16;
