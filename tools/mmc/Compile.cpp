@@ -90,7 +90,8 @@ int compile(const CompileRequest &r) {
 
 int runCompile(const CompileRequest &request) {
   int rc = compile(request);
-  // A failed compile leaves no partial plan; never remove a directory or a special file.
+  // The plan is written through a temporary file, so a failure leaves none; a stale plan of
+  // the same name is removed (as a C compiler does), never a directory or a special file.
   if (rc != 0 && llvm::sys::fs::is_regular_file(request.output))
     llvm::sys::fs::remove(request.output);
   return rc;
