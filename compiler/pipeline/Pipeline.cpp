@@ -2,6 +2,7 @@
 #include "compiler/pipeline/Pipeline.h"
 
 #include "compiler/transforms/Passes.h"
+#include "mm/MMOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -37,7 +38,7 @@ FailureOr<std::vector<std::string>> buildCompilePipeline(PassManager &pm,
     names.push_back("mm-fold-shapes");
   if (options.fusion && addRegisteredPass(fpm, "mm-fuse-all"))
     names.push_back("mm-fuse-all");
-  if (options.dtype != "f32") {
+  if (options.dtype != "f32" || options.hasHalfFloats) {
     if (!addRegisteredPass(fpm, "mm-convert-float-type", "to=" + options.dtype))
       return emitError(loc) << "cannot convert to " << options.dtype
                             << ": -mm-convert-float-type is not available";
@@ -55,8 +56,52 @@ FailureOr<std::vector<std::string>> buildCompilePipeline(PassManager &pm,
   return names;
 }
 
-LogicalResult runCompilePipeline(ModuleOp module, const PipelineOptions &options,
+namespace {
+
+/// The element type of `t` when it is a float tensor of f16 or bf16, else null.
+Type halfElementType(Type t) {
+  auto r = dyn_cast<RankedTensorType>(t);
+  return r && (r.getElementType().isF16() || r.getElementType().isBF16()) ? r.getElementType()
+                                                                         : Type();
+}
+
+bool holdsHalfFloats(ModuleOp module) {
+  bool found = false;
+  module.walk([&](Operation *op) {
+    for (Type t : op->getResultTypes())
+      found |= static_cast<bool>(halfElementType(t));
+    if (auto fn = dyn_cast<func::FuncOp>(op))
+      for (Type t : fn.getArgumentTypes())
+        found |= static_cast<bool>(halfElementType(t));
+    return found ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return found;
+}
+
+} // namespace
+
+std::string modelFloatType(ModuleOp module) {
+  int64_t f32 = 0, f16 = 0, bf16 = 0;
+  module.walk([&](WeightOp w) {
+    Type e = cast<RankedTensorType>(w.getType()).getElementType();
+    if (e.isF32())
+      f32 += w.getLength();
+    else if (e.isF16())
+      f16 += w.getLength();
+    else if (e.isBF16())
+      bf16 += w.getLength();
+  });
+  if (f16 > f32 && f16 >= bf16)
+    return "f16";
+  if (bf16 > f32 && bf16 > f16)
+    return "bf16";
+  return "f32";
+}
+
+LogicalResult runCompilePipeline(ModuleOp module, const PipelineOptions &given,
                                  std::vector<std::string> *passNames) {
+  PipelineOptions options = given;
+  options.hasHalfFloats = holdsHalfFloats(module);
   PassManager pm(module.getContext());
   auto names = buildCompilePipeline(pm, options, module.getLoc());
   if (failed(names))

@@ -3,8 +3,9 @@
 // The one place that decides which passes `mmc compile` runs, in order:
 //   1. shape folding (-mm-fold-shapes),
 //   2. fusion (-mm-fuse-all: every fusion pass in order) unless --no-fusion,
-//   3. for --dtype f16 / bf16, -mm-convert-float-type (after fusion, whose patterns are
-//      written against the exported f32 graphs),
+//   3. -mm-convert-float-type to the compute type (after fusion, whose patterns absorb the
+//      exporters' precision islands) unless the compute type is f32 and the module
+//      computes in f32 already (an f32 export compiled in f32 is left as it is),
 //   4. canonicalize + cse,
 //   5. for --target cuda, -mm-plan-cuda-graphs last (op placement and CUDA-graph segments,
 //      recorded in the plan; docs/cuda-graphs.md).
@@ -27,8 +28,16 @@ namespace mm {
 struct PipelineOptions {
   bool fusion = true;          ///< run the fusion passes (--no-fusion turns them off)
   std::string target = "cpu";  ///< "cpu" or "cuda"
-  std::string dtype = "f32";   ///< compute type: f32, or f16 / bf16 (-mm-convert-float-type)
+  std::string dtype = "f32";   ///< compute type: f32, f16 or bf16 (-mm-convert-float-type)
+  /// The module holds f16 or bf16 tensors (runCompilePipeline sets it): a compute type
+  /// of f32 then converts them too.
+  bool hasHalfFloats = false;
 };
+
+/// The float type a model computes in when the user does not say (`mmc compile --dtype
+/// auto`): "f32", "f16" or "bf16", whichever holds the most bytes of mm.weight; "f32" when
+/// the module has no float weights. An f16 export therefore compiles to an f16 plan.
+std::string modelFloatType(mlir::ModuleOp module);
 
 /// Adds the compile pipeline's passes to `pm` (a module-level pass manager). Returns the
 /// names of the passes added, for --stats and tests; fails (with a diagnostic on

@@ -1,24 +1,27 @@
 //===- ConvertFloatType.cpp - the -mm-convert-float-type pass ---------------===//
 //
-// Makes a function compute in f16 or bf16 (`mmc compile --dtype`): activations and
-// weights become the target type, the signature stays f32.
+// Makes a function compute in one float type (`mmc compile --dtype`): f32, f16 or bf16.
+// Every float tensor of another type (f32, f16 or bf16; f64 is left alone) becomes the
+// target type, so an f32 export computes in bf16, and an f16 export (whose exporter left
+// f32 islands and an f32 residual stream behind, see docs/fusion.md) computes in one type:
 //
-//  - f32 arguments are cast to the target type on entry, f32 results cast back before
-//    the return; except the KV cache: arguments named past_key_values.* and results named
-//    present.* (`mm.name`) take the target type themselves, so a decoder's cache is kept
-//    in the compute type and its concat(past, new) -> present stays recognisable;
-//  - every f32 mm.weight gets a cast after it (the plan emitter folds a cast of a weight
-//    into a converted weight, so it costs nothing at run time);
-//  - an op with at least one converted operand is converted: its other f32 operands are
-//    cast to the target type, its f32 results retyped;
-//  - values computed only from integer arguments and constants stay f32: position ids
-//    feeding rotary cos/sin, attention masks. bf16 represents integers exactly only up to
-//    256, so computing rotary angles from positions in bf16 would be wrong beyond that;
+//  - arguments of another float type are cast to the target type on entry, results cast
+//    back to their type before the return; except the KV cache: arguments named
+//    past_key_values.* and results named present.* (`mm.name`) take the target type
+//    themselves, so a decoder's cache is kept in the compute type and its
+//    concat(past, new) -> present stays recognisable;
+//  - every mm.weight of another float type gets a cast after it (the plan emitter folds a
+//    cast of a weight into a converted weight, so it costs nothing at run time);
+//  - an op with at least one converted operand is converted: its other float operands of
+//    another type are cast to the target type, its float results retyped;
+//  - values computed only from integer arguments and constants keep their type: position
+//    ids feeding rotary cos/sin, attention masks. bf16 represents integers exactly only up
+//    to 256, so computing rotary angles from positions in bf16 would be wrong beyond that;
 //    like Hugging Face's bf16 models, they are computed in f32 and cast where they meet
 //    activations.
 //
-// f64 and integer tensors are left alone. The function is verified afterwards; an op whose
-// types cannot follow fails the pass with its verifier's diagnostic.
+// Integer and boolean tensors are left alone. The function is verified afterwards; an op
+// whose types cannot follow fails the pass with its verifier's diagnostic.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/transforms/Passes.h"
@@ -40,9 +43,13 @@ using namespace mlir;
 
 namespace {
 
-bool isF32Tensor(Type t) {
+/// A tensor the pass converts to `target`: f32, f16 or bf16 elements other than target's.
+bool isConvertible(Type t, Type target) {
   auto r = dyn_cast<RankedTensorType>(t);
-  return r && r.getElementType().isF32();
+  if (!r || r.getElementType() == target)
+    return false;
+  Type e = r.getElementType();
+  return e.isF32() || e.isF16() || e.isBF16();
 }
 
 /// Whether `attrs` (an argument's or result's) names a KV-cache tensor with `prefix`.
@@ -62,21 +69,39 @@ struct ConvertFloatTypePass : public mm::impl::ConvertFloatTypeBase<ConvertFloat
       target = BFloat16Type::get(ctx);
     else if (to == "f16")
       target = Float16Type::get(ctx);
+    else if (to == "f32")
+      target = Float32Type::get(ctx);
     else {
       fn.emitError() << "-mm-convert-float-type: unknown type '" << to
-                     << "' (expected f16 or bf16)";
+                     << "' (expected f32, f16 or bf16)";
       return signalPassFailure();
     }
     if (fn.isExternal())
       return;
     auto retype = [&](Type t) { return cast<RankedTensorType>(t).clone(target); };
+    auto isFloat = [](Type t) {
+      auto r = dyn_cast<RankedTensorType>(t);
+      return r && isa<FloatType>(r.getElementType());
+    };
     Block &body = fn.getBody().front();
     OpBuilder b(ctx);
-    llvm::DenseSet<Value> converted;
+    // Float values computed from a float argument or a weight (all in the target type once
+    // the pass is done); the others are computed from integers and constants.
+    llvm::DenseSet<Value> activations;
     auto castAfter = [&](Value v, Location loc) {
       auto c = b.create<mm::CastOp>(loc, retype(v.getType()), v);
       v.replaceAllUsesExcept(c.getResult(), c);
-      converted.insert(c.getResult());
+      activations.insert(c.getResult());
+    };
+    // A value computed from integers, cast where it meets activations; from its f32 source
+    // when the graph rounded that to a narrower type first (HF's cos/sin: f32, then .to(x.dtype)).
+    auto castIn = [&](Value v, Location loc) {
+      if (auto c = v.getDefiningOp<mm::CastOp>();
+          c && cast<RankedTensorType>(c.getInput().getType()).getElementType().isF32())
+        v = c.getInput();
+      return v.getType() == retype(v.getType())
+                 ? v
+                 : b.create<mm::CastOp>(loc, retype(v.getType()), v).getResult();
     };
 
     SmallVector<Operation *> ops;
@@ -85,12 +110,15 @@ struct ConvertFloatTypePass : public mm::impl::ConvertFloatTypeBase<ConvertFloat
     b.setInsertionPointToStart(&body);
     SmallVector<Type> argTypes(fn.getArgumentTypes()), resultTypes(fn.getResultTypes());
     for (BlockArgument arg : body.getArguments()) {
-      if (!isF32Tensor(arg.getType()))
+      if (!isFloat(arg.getType()) || !isConvertible(arg.getType(), target)) {
+        if (isFloat(arg.getType()))
+          activations.insert(arg);
         continue;
+      }
       if (isKvCache(fn.getArgAttrDict(arg.getArgNumber()), "past_key_values.")) {
         arg.setType(retype(arg.getType()));
         argTypes[arg.getArgNumber()] = arg.getType();
-        converted.insert(arg);
+        activations.insert(arg);
         continue;
       }
       castAfter(arg, fn.getLoc());
@@ -101,34 +129,38 @@ struct ConvertFloatTypePass : public mm::impl::ConvertFloatTypeBase<ConvertFloat
         b.setInsertionPoint(ret);
         for (OpOperand &o : ret->getOpOperands()) {
           unsigned i = o.getOperandNumber();
-          if (!converted.count(o.get()))
+          if (!activations.count(o.get()) || o.get().getType() == resultTypes[i])
             continue;
           if (isKvCache(fn.getResultAttrDict(i), "present."))
-            resultTypes[i] = retype(resultTypes[i]);
+            resultTypes[i] = o.get().getType();
           else
             o.set(b.create<mm::CastOp>(ret.getLoc(), resultTypes[i], o.get()));
         }
         continue;
       }
       if (auto w = dyn_cast<mm::WeightOp>(op)) {
-        if (isF32Tensor(w.getType())) {
+        if (isConvertible(w.getType(), target)) {
           b.setInsertionPointAfter(w);
           castAfter(w.getResult(), w.getLoc());
+        } else if (isFloat(w.getType())) {
+          activations.insert(w.getResult());
         }
         continue;
       }
       if (isa<mm::ConstantOp>(op) ||
-          llvm::none_of(op->getOperands(), [&](Value v) { return converted.count(v) > 0; }))
+          llvm::none_of(op->getOperands(), [&](Value v) { return activations.count(v) > 0; }))
         continue;
       b.setInsertionPoint(op);
       for (OpOperand &o : op->getOpOperands())
-        if (!converted.count(o.get()) && isF32Tensor(o.get().getType()))
-          o.set(b.create<mm::CastOp>(op->getLoc(), retype(o.get().getType()), o.get()));
-      for (OpResult r : op->getResults())
-        if (isF32Tensor(r.getType())) {
+        if (!activations.count(o.get()) && isConvertible(o.get().getType(), target))
+          o.set(castIn(o.get(), op->getLoc()));
+      for (OpResult r : op->getResults()) {
+        if (!isFloat(r.getType()))
+          continue;
+        if (isConvertible(r.getType(), target))
           r.setType(retype(r.getType()));
-          converted.insert(r);
-        }
+        activations.insert(r);
+      }
     }
     fn.setFunctionType(FunctionType::get(ctx, argTypes, resultTypes));
     if (failed(verify(fn)))

@@ -4,10 +4,21 @@
 // `mm.attention`:
 //
 //   scores = (q [*|/ c]) @ (kT [*|/ c]) [*|/ c]      scalar constants, any combination
-//   scores = scores + mask | where(bool_mask, scores, -inf) | scores
+//   scores = scores + mask | where(bool_mask, scores, fill) | scores
 //   p      = softmax(scores, axis = last)
 //   p      = where(is_nan(p), 0, p)                   (torch's SDPA export; optional)
 //   out    = p @ v
+//
+// with float precision casts anywhere between the product and the softmax, after the
+// softmax and on v (HF's islands: scores cast to f32, softmax in f32, probabilities or v
+// cast): mm.attention computes in f32, so the casts are absorbed. The op takes q's element
+// type; a root of another type (an f32 p @ v) gets a cast after it. A fill hides a key when
+// it is at most -1e4 (-inf, finfo.min of any float type, -1e9, -1e4); an additive mask
+// where(c, 0, fill) or where(c, fill, 0) is rebuilt in the op's element type with -inf
+// (CanonicalMasks), so exports that differ only in the fill or the mask's type give one IR.
+// With -inf a query row whose every key is hidden gets zeros instead of the average of v
+// that a finite fill gives; only padding rows are hidden entirely, and their outputs are
+// not used.
 //
 // kT is recognised in the three forms the exporters use:
 //   transpose(k, [0, 1, 3, 2])                          (TorchScript, decoders)
@@ -36,6 +47,7 @@
 #include "llvm/ADT/SmallPtrSet.h"
 
 #include <cmath>
+#include <limits>
 
 namespace mm {
 #define GEN_PASS_DEF_FUSEATTENTION
@@ -56,6 +68,12 @@ struct AttentionMatch {
   Value keySource;
   double scale = 1;
 };
+
+/// The mask value at or below which a key counts as hidden: -inf (torch's SDPA), finfo.min
+/// of f32 / f16 / bf16 (HF eager), -1e9 or -1e4 (older exporters). Added to scores of any
+/// usual magnitude, each gives exp() = 0 in f32, as -inf does.
+constexpr double kHiddenAtMost = -1e4;
+bool hidesKey(double fill) { return fill <= kHiddenAtMost; }
 
 /// A scalar float constant: one element, so multiplying by it changes no shape.
 std::optional<double> scalarConstant(Value v) {
@@ -177,7 +195,9 @@ std::optional<AttentionMatch> matchAttention(MatMulOp root, FunctionDims &dims) 
   AttentionMatch m;
   m.root = root;
   SmallVector<Operation *> interior;
-  Value probs = root.getLhs();
+  // Precision casts are skipped around the softmax (HF's softmax(..., dtype=float32) and
+  // .to(q.dtype)), on the scores and on v: mm.attention computes in f32.
+  Value probs = skipPrecisionCasts(root.getLhs(), interior);
   // where(is_nan(p), 0, p)
   if (auto w = defOf<WhereOp>(probs)) {
     auto isnan = defOf<IsNanOp>(w.getCondition());
@@ -185,7 +205,7 @@ std::optional<AttentionMatch> matchAttention(MatMulOp root, FunctionDims &dims) 
         w.getType() != w.getY().getType())
       return std::nullopt;
     interior.append({w, isnan});
-    probs = w.getY();
+    probs = skipPrecisionCasts(w.getY(), interior);
   }
   auto softmax = defOf<SoftmaxOp>(probs);
   if (!softmax || tensorTypeOf(probs).getRank() != 4 ||
@@ -194,11 +214,12 @@ std::optional<AttentionMatch> matchAttention(MatMulOp root, FunctionDims &dims) 
   interior.push_back(softmax);
 
   // scores [+ mask] with the scale around the q @ kT product.
-  Value scores = softmax.getInput();
+  Value scores = skipPrecisionCasts(softmax.getInput(), interior);
   auto peelToProduct = [&](Value v) -> MatMulOp {
     SmallVector<Operation *> ops;
     double s = 1;
-    auto product = defOf<MatMulOp>(peelScalars(v, s, ops));
+    Value beforeCasts = skipPrecisionCasts(peelScalars(v, s, ops), ops);
+    auto product = defOf<MatMulOp>(peelScalars(beforeCasts, s, ops));
     if (!product)
       return {};
     m.scale = s;
@@ -217,7 +238,7 @@ std::optional<AttentionMatch> matchAttention(MatMulOp root, FunctionDims &dims) 
       interior.push_back(add);
   } else if (auto w = defOf<WhereOp>(scores)) {
     std::optional<double> fill = scalarConstant(w.getY());
-    if (fill && std::isinf(*fill) && *fill < 0 && w.getX().getType() == w.getType() &&
+    if (fill && hidesKey(*fill) && w.getX().getType() == w.getType() &&
         (qk = peelToProduct(w.getX()))) {
       m.mask = w.getCondition();
       interior.push_back(w);
@@ -231,10 +252,11 @@ std::optional<AttentionMatch> matchAttention(MatMulOp root, FunctionDims &dims) 
   if (!std::isfinite(m.scale) || m.scale == 0 || tensorTypeOf(q).getRank() != 4 ||
       tensorTypeOf(kt).getRank() != 4 || !matchKeyTransposed(kt, dims, m))
     return std::nullopt;
-  if (!usesConfined(interior, root))
-    return std::nullopt;
   m.query = q;
-  m.value = root.getRhs();
+  m.value = skipPrecisionCasts(root.getRhs(), interior);
+  if (tensorTypeOf(m.value).getElementType() != tensorTypeOf(q).getElementType() ||
+      !usesConfined(interior, root))
+    return std::nullopt;
   if (m.mask) {
     auto mt = tensorTypeOf(m.mask);
     if (mt.getRank() > 4)
@@ -268,7 +290,55 @@ std::optional<AttentionMatch> matchAttention(MatMulOp root, FunctionDims &dims) 
   return m;
 }
 
-void rewrite(AttentionMatch &m, IRRewriter &rewriter) {
+/// The masks the rewritten attentions read, one per exported mask and element type (an
+/// exported mask is shared by every layer).
+class CanonicalMasks {
+public:
+  /// `mask` as mm.attention of element type `elem` reads it: a boolean mask unchanged;
+  /// where(c, 0, m) or where(c, m, 0) with a hiding m (hidesKey) rebuilt as the same
+  /// select of 0 and -inf in `elem`, so it means the same whatever fill and type the
+  /// exporter chose and the runtime sees what it hides (runtime/exec/MaskPattern.h); any
+  /// other additive mask cast to `elem`.
+  Value get(Value mask, Type elem, IRRewriter &rewriter) {
+    if (!mask || !isa<FloatType>(tensorTypeOf(mask).getElementType()))
+      return mask;
+    Value &slot = cache_[{mask, elem}];
+    if (!slot) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      if (Operation *def = mask.getDefiningOp())
+        rewriter.setInsertionPointAfter(def);
+      else
+        rewriter.setInsertionPointToStart(mask.getParentBlock());
+      slot = rebuildSelect(mask, elem, rewriter);
+      if (!slot)
+        slot = castElements(rewriter, mask.getLoc(), mask, elem);
+    }
+    return slot;
+  }
+
+private:
+  static Value rebuildSelect(Value mask, Type elem, IRRewriter &rewriter) {
+    auto w = defOf<WhereOp>(mask);
+    if (!w)
+      return {};
+    std::optional<double> x = scalarConstant(w.getX()), y = scalarConstant(w.getY());
+    if (!x || !y || !((*x == 0 && hidesKey(*y)) || (*y == 0 && hidesKey(*x))))
+      return {};
+    Location loc = w.getLoc();
+    auto splat = [&](Value like, double v) {
+      double c = v == 0 ? 0.0 : -std::numeric_limits<double>::infinity();
+      return createSplatConstant(rewriter, loc, tensorTypeOf(like).clone(elem), c);
+    };
+    return rewriter
+        .create<WhereOp>(loc, tensorTypeOf(mask).clone(elem), w.getCondition(),
+                         splat(w.getX(), *x), splat(w.getY(), *y))
+        .getResult();
+  }
+
+  llvm::DenseMap<std::pair<Value, Type>, Value> cache_;
+};
+
+void rewrite(AttentionMatch &m, CanonicalMasks &masks, IRRewriter &rewriter) {
   rewriter.setInsertionPoint(m.root);
   Value key = m.key;
   if (m.keySource) {
@@ -279,10 +349,16 @@ void rewrite(AttentionMatch &m, IRRewriter &rewriter) {
     key = rewriter.create<TransposeOp>(m.root.getLoc(), kt, m.keySource,
                                        rewriter.getDenseI64ArrayAttr({0, 2, 1, 3}));
   }
-  auto attn = rewriter.create<AttentionOp>(m.root.getLoc(), m.root.getType(), m.query, key,
-                                           m.value, m.mask, f32Attr(rewriter, m.scale),
+  // The op computes in q's element type (f32 inside); a root in another type (the f32
+  // p @ v of an island) gets a cast.
+  Type elem = tensorTypeOf(m.query).getElementType();
+  auto rootType = tensorTypeOf(m.root.getResult());
+  Value mask = masks.get(m.mask, elem, rewriter);
+  auto attn = rewriter.create<AttentionOp>(m.root.getLoc(), rootType.clone(elem), m.query, key,
+                                           m.value, mask, f32Attr(rewriter, m.scale),
                                            rewriter.getBoolAttr(false));
-  rewriter.replaceOp(m.root, attn.getResult());
+  rewriter.replaceOp(m.root, castElements(rewriter, m.root.getLoc(), attn.getResult(),
+                                          rootType.getElementType()));
 }
 
 /// Erases the ops in `worklist` that have no users left, then their producers that become
@@ -314,12 +390,16 @@ struct FuseAttentionPass : public mm::impl::FuseAttentionBase<FuseAttentionPass>
     if (matches.empty())
       return;
     IRRewriter rewriter(&getContext());
+    CanonicalMasks masks;
     SmallVector<Operation *> replaced;
     for (AttentionMatch &m : matches) {
       for (Value operand : m.root->getOperands())
         if (Operation *def = operand.getDefiningOp())
           replaced.push_back(def);
-      rewrite(m, rewriter);
+      if (m.mask)
+        if (Operation *def = m.mask.getDefiningOp())
+          replaced.push_back(def);
+      rewrite(m, masks, rewriter);
     }
     eraseDeadProducers(std::move(replaced));
   }

@@ -159,31 +159,32 @@ struct FuseLayerNormPattern : public RewritePattern {
       last = user;
     }
 
+    // As in -mm-fuse-rms-norm: the norm reads and writes the result's element type when
+    // the island's casts return to it, else x's own type, followed by a cast.
     auto resultType = tensorTypeOf(last->getResult(0));
-    Type elem = resultType.getElementType();
-    Value input = core->xf;
-    if (auto c = defOf<CastOp>(core->xf); c && tensorTypeOf(c.getInput()).getElementType() == elem)
-      input = c.getInput();
-    if (tensorTypeOf(input).getElementType() != elem || tensorTypeOf(input).getShape() != resultType.getShape())
-      return rewriter.notifyMatchFailure(op, "input and result types differ");
-    for (Value p : {scale, bias})
-      if (p && tensorTypeOf(p).getElementType() != elem)
-        return rewriter.notifyMatchFailure(op, "scale/bias element type differs from the result's");
+    Value input = normInput(core->xf, resultType.getElementType());
+    Type normElem = tensorTypeOf(input).getElementType();
+    if (tensorTypeOf(input).getShape() != resultType.getShape())
+      return rewriter.notifyMatchFailure(op, "input and result shapes differ");
     if (!usesConfined(interior, last))
       return rewriter.notifyMatchFailure(op, "an intermediate value is used elsewhere");
 
     rewriter.setInsertionPoint(last);
+    Location loc = last->getLoc();
     if (!scale) {
-      auto t = RankedTensorType::get(normalized, elem);
+      auto t = RankedTensorType::get(normalized, normElem);
       if (!t.hasStaticShape())
         return rewriter.notifyMatchFailure(op, "no scale and dynamic normalized dims");
       scale = createSplatConstant(rewriter, op->getLoc(), t, 1.0);
     }
+    if (bias)
+      bias = castElements(rewriter, loc, bias, normElem);
     int64_t rank = resultType.getRank();
-    auto fused = rewriter.create<LayerNormOp>(last->getLoc(), resultType, input, scale, bias,
+    auto fused = rewriter.create<LayerNormOp>(loc, resultType.clone(normElem), input,
+                                              castElements(rewriter, loc, scale, normElem), bias,
                                               rewriter.getI64IntegerAttr(core->axis - rank),
                                               f32Attr(rewriter, core->epsilon));
-    rewriter.replaceOp(last, fused.getResult());
+    rewriter.replaceOp(last, castElements(rewriter, loc, fused.getResult(), resultType.getElementType()));
     return success();
   }
 };

@@ -136,30 +136,29 @@ struct FuseRMSNormPattern : public RewritePattern {
       last = user;
     }
 
-    // The fused op reads x in the result's element type: the value cast to f32 when the
-    // result is f32, the original when the casts return to it.
+    // The fused op reads x in the result's element type when the island's casts return to
+    // it (normInput), else in x's own type (an f32 residual stream normalised into f16:
+    // the norm writes f32 and a cast follows).
     auto resultType = tensorTypeOf(last->getResult(0));
-    Value input = core->xf;
-    if (auto c = defOf<CastOp>(core->xf);
-        c && tensorTypeOf(c.getInput()).getElementType() == resultType.getElementType())
-      input = c.getInput();
-    if (tensorTypeOf(input).getElementType() != resultType.getElementType() ||
-        tensorTypeOf(input).getShape() != resultType.getShape())
-      return rewriter.notifyMatchFailure(op, "input and result types differ");
+    Value input = normInput(core->xf, resultType.getElementType());
+    Type normElem = tensorTypeOf(input).getElementType();
+    if (tensorTypeOf(input).getShape() != resultType.getShape())
+      return rewriter.notifyMatchFailure(op, "input and result shapes differ");
     if (!usesConfined(interior, last))
       return rewriter.notifyMatchFailure(op, "an intermediate value is used elsewhere");
 
     rewriter.setInsertionPoint(last);
+    Location loc = last->getLoc();
     if (!scale) {
       if (ShapedType::isDynamic(lastDim))
         return rewriter.notifyMatchFailure(op, "no weight and a dynamic last dim");
-      scale = createSplatConstant(rewriter, op->getLoc(),
-                                  RankedTensorType::get({lastDim}, resultType.getElementType()), 1.0);
+      scale = createSplatConstant(rewriter, op->getLoc(), RankedTensorType::get({lastDim}, normElem), 1.0);
     }
-    auto fused = rewriter.create<RMSNormOp>(last->getLoc(), resultType, input, scale,
+    // The scale keeps its own type (mm.rms_norm takes any float scale: Gemma's f32 1 + w).
+    auto fused = rewriter.create<RMSNormOp>(loc, resultType.clone(normElem), input, scale,
                                             f32Attr(rewriter, core->epsilon),
                                             f32Attr(rewriter, offset));
-    rewriter.replaceOp(last, fused.getResult());
+    rewriter.replaceOp(last, castElements(rewriter, loc, fused.getResult(), resultType.getElementType()));
     return success();
   }
 };

@@ -122,6 +122,37 @@ Value refineType(OpBuilder &b, Location loc, Value v, Type t) {
   return b.create<CastOp>(loc, t, v).getResult();
 }
 
+bool isFloatPrecisionCast(Operation *op) {
+  auto c = dyn_cast_or_null<CastOp>(op);
+  if (!c)
+    return false;
+  Type from = tensorTypeOf(c.getInput()).getElementType();
+  Type to = tensorTypeOf(c.getResult()).getElementType();
+  return from != to && isa<FloatType>(from) && isa<FloatType>(to);
+}
+
+Value skipPrecisionCasts(Value v, SmallVectorImpl<Operation *> &ops) {
+  while (v && isFloatPrecisionCast(v.getDefiningOp())) {
+    ops.push_back(v.getDefiningOp());
+    v = v.getDefiningOp()->getOperand(0);
+  }
+  return v;
+}
+
+Value castElements(OpBuilder &b, Location loc, Value v, Type elem) {
+  auto t = tensorTypeOf(v);
+  if (t.getElementType() == elem)
+    return v;
+  return b.create<CastOp>(loc, t.clone(elem), v).getResult();
+}
+
+Value normInput(Value xf, Type elem) {
+  if (isFloatPrecisionCast(xf.getDefiningOp()) &&
+      tensorTypeOf(xf.getDefiningOp()->getOperand(0)).getElementType() == elem)
+    return xf.getDefiningOp()->getOperand(0);
+  return xf;
+}
+
 Value createSplatConstant(OpBuilder &b, Location loc, RankedTensorType type, double value) {
   auto floatType = cast<FloatType>(type.getElementType());
   bool lostInfo = false;

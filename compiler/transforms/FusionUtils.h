@@ -104,6 +104,27 @@ bool compatibleTypes(mlir::Type a, mlir::Type b);
 /// `mm.cast` to `t` (same element type: it only changes which dims are static).
 mlir::Value refineType(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v, mlir::Type t);
 
+/// True when `op` is an `mm.cast` between two float element types (a precision change,
+/// not a dims-only refinement).
+bool isFloatPrecisionCast(mlir::Operation *op);
+
+/// `v` with the float precision casts in front of it skipped (HF's precision islands:
+/// `x.to(torch.float32)` before a softmax or a norm, `.to(x.dtype)` after it): the first
+/// value up the chain that is not such a cast's result. Appends the casts to `ops`.
+/// The fused ops compute in f32 whatever their element type, so a pattern may absorb
+/// these casts; the element type it then gives its fused op is stated where it does.
+mlir::Value skipPrecisionCasts(mlir::Value v, llvm::SmallVectorImpl<mlir::Operation *> &ops);
+
+/// `v` with element type `elem` (its shape kept): v itself, or an `mm.cast`.
+mlir::Value castElements(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v, mlir::Type elem);
+
+/// The input a fused norm reads for `xf`, the value the island normalises, when the
+/// pattern's result has element type `elem`: the source of `xf`'s precision cast when
+/// that source already has type `elem` (Cast up, norm, Cast down: the norm reads and
+/// writes `elem`), else `xf` itself (the norm then reads and writes xf's type and its
+/// result is cast to `elem` after it).
+mlir::Value normInput(mlir::Value xf, mlir::Type elem);
+
 /// A uniform float constant of type `type` (an `mm.constant` splat) built at the
 /// rewriter's insertion point.
 mlir::Value createSplatConstant(mlir::OpBuilder &b, mlir::Location loc,

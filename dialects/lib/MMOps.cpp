@@ -711,5 +711,27 @@ void ConstantOp::print(OpAsmPrinter &p) {
 
 OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 
+namespace {
+/// True when every value of float type `from` is exactly a value of float type `to`.
+bool widensExactly(Type from, Type to) {
+  if (from.isF16() || from.isBF16())
+    return to.isF32() || to.isF64();
+  return from.isF32() && to.isF64();
+}
+} // namespace
+
+OpFoldResult CastOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  auto inner = getInput().getDefiningOp<CastOp>();
+  if (!inner || !widensExactly(getElementTypeOrSelf(inner.getInput().getType()),
+                               getElementTypeOrSelf(inner.getType())))
+    return {};
+  if (inner.getInput().getType() == getType())
+    return inner.getInput();
+  getInputMutable().assign(inner.getInput());
+  return getResult();
+}
+
 #define GET_OP_CLASSES
 #include "mm/MMOps.cpp.inc"

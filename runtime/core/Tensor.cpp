@@ -2,6 +2,7 @@
 #include "runtime/core/Tensor.h"
 
 #include "runtime/core/Error.h"
+#include "runtime/core/Half.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -40,6 +41,38 @@ Tensor Tensor::host(DType dtype, Shape shape) {
   t.data = p;
   t.owner = std::shared_ptr<void>(p, std::free);
   return t;
+}
+
+namespace {
+bool isHalfOrFloat(DType t) { return t == DType::f32 || t == DType::f16 || t == DType::bf16; }
+} // namespace
+
+float floatElement(const Tensor &t, int64_t i) {
+  switch (t.dtype) {
+  case DType::f16: return static_cast<float>(t.as<Half>()[i]);
+  case DType::bf16: return static_cast<float>(t.as<BFloat16>()[i]);
+  default: return t.as<float>()[i];
+  }
+}
+
+Tensor convertFloat(const Tensor &t, DType to) {
+  if (!isHalfOrFloat(t.dtype) || !isHalfOrFloat(to))
+    fail("cannot convert a ", dtypeName(t.dtype), " tensor to ", dtypeName(to),
+         " (f32, f16 and bf16 convert)");
+  if (t.dtype == to)
+    return t;
+  Tensor out = Tensor::host(to, t.shape);
+  const int64_t n = t.numel();
+  for (int64_t i = 0; i < n; ++i) {
+    float v = floatElement(t, i);
+    if (to == DType::f32)
+      out.as<float>()[i] = v;
+    else if (to == DType::f16)
+      out.as<Half>()[i] = Half(v);
+    else
+      out.as<BFloat16>()[i] = BFloat16(v);
+  }
+  return out;
 }
 
 } // namespace mm::rt

@@ -62,19 +62,27 @@ Tensor Generator::decoderStep(const Tensor &embeds, KvCache &cache) {
 }
 
 int64_t Generator::argmaxLast(const Tensor &logits, Tensor *lastRow) const {
-  if (logits.dtype != DType::f32 || logits.rank() != 3 || logits.shape[0] != 1 ||
-      logits.shape[1] < 1)
+  bool floatLogits = logits.dtype == DType::f32 || logits.dtype == DType::f16 ||
+                     logits.dtype == DType::bf16;
+  if (!floatLogits || logits.rank() != 3 || logits.shape[0] != 1 || logits.shape[1] < 1)
     fail("decoder logits are ", dtypeName(logits.dtype), " ", shapeString(logits.shape),
-         "; expected f32 [1, seq, vocab]");
+         "; expected f32, f16 or bf16 [1, seq, vocab]");
   const int64_t vocab = logits.shape[2];
-  const float *row = logits.as<float>() + (logits.shape[1] - 1) * vocab;
+  // The last row as f32 (exact for f16 and bf16 logits).
+  Tensor last;
+  last.dtype = logits.dtype;
+  last.shape = {vocab};
+  last.data = static_cast<uint8_t *>(logits.data) +
+              static_cast<size_t>((logits.shape[1] - 1) * vocab) * dtypeSize(logits.dtype);
+  Tensor row = convertFloat(last, DType::f32);
+  const float *r = row.as<float>();
   int64_t best = 0;
   for (int64_t v = 1; v < vocab; ++v)
-    if (row[v] > row[best]) // first maximum wins, as torch.argmax
+    if (r[v] > r[best]) // first maximum wins, as torch.argmax
       best = v;
   if (lastRow) {
     *lastRow = Tensor::host(DType::f32, {vocab});
-    std::memcpy(lastRow->data, row, static_cast<size_t>(vocab) * sizeof(float));
+    std::memcpy(lastRow->data, r, static_cast<size_t>(vocab) * sizeof(float));
   }
   return best;
 }

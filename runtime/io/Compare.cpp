@@ -15,8 +15,8 @@ double elementAsDouble(const Tensor &t, int64_t i) {
   switch (t.dtype) {
   case DType::f32: return t.as<float>()[i];
   case DType::f64: return t.as<double>()[i];
-  case DType::f16: return static_cast<float>(t.as<Half>()[i]);
-  case DType::bf16: return static_cast<float>(t.as<BFloat16>()[i]);
+  case DType::f16:
+  case DType::bf16: return floatElement(t, i);
   default: return 0;
   }
 }

@@ -1,7 +1,7 @@
 // RUN: mmc-opt %s -split-input-file -mm-convert-float-type -verify-diagnostics | FileCheck %s
 // RUN: mmc-opt %s -split-input-file -mm-convert-float-type=to=f16 -verify-diagnostics | FileCheck %s --check-prefix=F16
 // RUN: not mmc-opt %s -split-input-file -mm-convert-float-type=to=f8 2>&1 | FileCheck %s --check-prefix=BAD
-// BAD: error: -mm-convert-float-type: unknown type 'f8' (expected f16 or bf16)
+// BAD: error: -mm-convert-float-type: unknown type 'f8' (expected f32, f16 or bf16)
 
 // Activations and weights are converted; the signature stays f32; the position chain
 // (integer argument -> f32 values) stays f32 until it meets an activation.

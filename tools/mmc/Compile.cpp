@@ -39,8 +39,8 @@ mlir::OwningOpRef<mlir::ModuleOp> loadModule(const CompileRequest &r, mlir::MLIR
 int compile(const CompileRequest &r) {
   if (r.target != "cpu" && r.target != "cuda")
     return usageError("unknown --target '" + r.target + "' (expected cpu or cuda)");
-  if (r.dtype != "f32" && r.dtype != "f16" && r.dtype != "bf16")
-    return usageError("unknown --dtype '" + r.dtype + "' (expected f32, f16 or bf16)");
+  if (r.dtype != "auto" && r.dtype != "f32" && r.dtype != "f16" && r.dtype != "bf16")
+    return usageError("unknown --dtype '" + r.dtype + "' (expected auto, f32, f16 or bf16)");
   if (!llvm::sys::fs::exists(r.input))
     return usageError("no such file or folder: '" + r.input + "'");
 
@@ -61,7 +61,10 @@ int compile(const CompileRequest &r) {
   PipelineOptions pipeline;
   pipeline.fusion = r.fusion;
   pipeline.target = r.target;
-  pipeline.dtype = r.dtype;
+  pipeline.dtype = r.dtype == "auto" ? modelFloatType(*module) : r.dtype;
+  if (r.stats)
+    llvm::errs() << "dtype: " << pipeline.dtype << (r.dtype == "auto" ? " (auto: the weights' type)" : "")
+                 << "\n";
   std::vector<std::string> passes;
   if (mlir::failed(runCompilePipeline(*module, pipeline, &passes)))
     return 1;
@@ -77,7 +80,7 @@ int compile(const CompileRequest &r) {
   emit.producer = "mmc " MM_VERSION;
   emit.modelPath = r.input;
   emit.configPath = r.config;
-  emit.computeDType = r.dtype;
+  emit.computeDType = pipeline.dtype;
   PlanStats stats;
   if (mlir::failed(emitPlan(*module, emit, r.output, &stats)))
     return 1;

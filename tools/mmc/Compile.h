@@ -10,7 +10,7 @@ struct CompileRequest {
   std::string input;      ///< .onnx file, model folder, or .mlir file (textual mm IR)
   std::string output;     ///< plan file
   std::string target = "cpu";
-  std::string dtype = "f32";
+  std::string dtype = "auto"; ///< f32, f16, bf16, or auto: the weights' float type (modelFloatType)
   std::string config;     ///< explicit config.json ("" = next to the model)
   bool stats = false;     ///< print op counts and plan statistics to stderr
   bool fusion = true;

@@ -1,7 +1,7 @@
 //===- mmc.cpp - the mmc compiler driver -----------------------------------===//
 //
 //   mmc import  <model.onnx | folder> [-o out.mlir] [--no-fold] [--stats]   ONNX -> `mm`
-//   mmc compile <model | file.mlir> -o plan.fb [--target cpu|cuda] [--dtype f32|f16|bf16]
+//   mmc compile <model | file.mlir> -o plan.fb [--target cpu|cuda] [--dtype auto|f32|f16|bf16]
 //               [--config config.json] [--stats] [--no-fusion]
 //
 //===----------------------------------------------------------------------===//
@@ -47,8 +47,9 @@ static cl::opt<std::string> compileOutput("o", cl::sub(compileCmd), cl::Required
                                           cl::desc("Output plan file"), cl::value_desc("plan.fb"));
 static cl::opt<std::string> compileTarget("target", cl::sub(compileCmd), cl::init("cpu"),
                                           cl::desc("Target backend: cpu or cuda"));
-static cl::opt<std::string> compileDtype("dtype", cl::sub(compileCmd), cl::init("f32"),
-                                         cl::desc("Compute dtype: f32, f16 or bf16"));
+static cl::opt<std::string> compileDtype("dtype", cl::sub(compileCmd), cl::init("auto"),
+                                         cl::desc("Compute dtype: auto (the weights' own "
+                                                  "float type), f32, f16 or bf16"));
 static cl::opt<std::string> compileConfig("config", cl::sub(compileCmd),
                                           cl::desc("config.json with generation metadata "
                                                    "(default: next to the model)"),

@@ -105,15 +105,29 @@ void report(const GenerationResult &r, const GenerateOptions &o, double deviceMi
 }
 
 /// Runs the warm-up generations and the reported one with `gen` (CPU or CUDA generator).
+/// The pixel values of --pixel-values in the vision encoder's float type (an f32 .npy
+/// feeds an f16 export's encoder; f32, f16 and bf16 files are taken), as given otherwise.
+Tensor readPixelValues(const Plan &plan, const std::string &path) {
+  Tensor pixels = readTensorFile(path);
+  const std::string &vision = plan.generation().visionFunction;
+  if (vision.empty())
+    return pixels;
+  const FunctionInfo &fn = plan.function(vision);
+  DType want = fn.tensors[fn.inputs[0].tensor].dtype;
+  bool floats = isFloat(pixels.dtype) && pixels.dtype != DType::f64 && isFloat(want);
+  return floats ? convertFloat(pixels, want) : pixels;
+}
+
 template <typename Gen>
-GenerationResult generateWith(Gen &gen, const GenerateOptions &o, const std::vector<int64_t> &ids) {
+GenerationResult generateWith(Gen &gen, const Plan &plan, const GenerateOptions &o,
+                              const std::vector<int64_t> &ids) {
   const GenerationInfo &g = gen.info();
   for (int64_t id : ids)
     if (g.vocabSize > 0 && id >= g.vocabSize)
       fail("--input-ids: token id ", id, " is outside the vocabulary (", g.vocabSize, " tokens)");
   Tensor pixels;
   if (!o.pixelValues.empty())
-    pixels = readTensorFile(o.pixelValues);
+    pixels = readPixelValues(plan, o.pixelValues);
   GenerationOptions options;
   options.maxNewTokens = o.maxNewTokens;
   options.kvCapacity = o.kvCapacity;
@@ -135,7 +149,7 @@ GenerationResult generateWith(Gen &gen, const GenerateOptions &o, const std::vec
 int runGenerateCuda(std::shared_ptr<const Plan> plan, const GenerateOptions &o,
                     const std::vector<int64_t> &ids, llvm::raw_ostream &os) {
   cudaexec::CudaGenerator gen(plan, o.run.cudaGraphs, o.run.fusedLaunches);
-  GenerationResult r = generateWith(gen, o, ids);
+  GenerationResult r = generateWith(gen, *plan, o, ids);
   auto statsOf = [](cudaexec::CudaExecutor &e) {
     const cudaexec::LaunchStats &s = e.stats();
     return nlohmann::json{{"eager_segments", s.eagerSegments},
@@ -163,7 +177,7 @@ int runGenerate(std::shared_ptr<const Plan> plan, const GenerateOptions &o, llvm
 #endif
   Generator gen(plan);
   gen.setProfiling(o.profile);
-  GenerationResult r = generateWith(gen, o, ids);
+  GenerationResult r = generateWith(gen, *plan, o, ids);
   report(r, o, 0, nlohmann::json(), os);
   if (o.profile) {
     if (gen.vision()) {

@@ -99,10 +99,15 @@ def MM_CastOp : MM_Op<"cast", [SameOperandsAndResultShape]> {
   let description = [{
     Float to integer truncates toward zero; any value to i1 is `x != 0`; i1 to number is
     0 or 1. The target type is the result's element type.
+
+    Folds: a cast to its own type is its input; a cast of a float cast that only widened
+    (f16 or bf16 to f32 or f64, f32 to f64: every value kept exactly) casts the original
+    value directly, or is that value when the types meet again (f16 -> f32 -> f16).
   }];
   let arguments = (ins MM_Tensor:$input);
   let results = (outs MM_Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasFolder = 1;
 }
 
 //===----------------------------------------------------------------------===//
