@@ -20,6 +20,8 @@ llvm_config.add_tool_substitutions(["mmc-opt", "mmc", "mmrun"], [config.mm_tools
 shared = os.path.normpath(os.path.join(config.mm_src_root, "..", "shared"))
 config.substitutions.append(("%shared", shared))
 config.substitutions.append(("%models", os.path.join(config.mm_src_root, "models")))
+# Test models in other export flavours (test/models/README.md).
+config.substitutions.append(("%testmodels", os.path.join(config.mm_src_root, "test", "models")))
 # Debian's python3 has the onnx and numpy packages tests use. use_default_substitutions()
 # already maps %python to the interpreter running lit (e.g. a pyenv one without them), and
 # the first matching substitution wins: replace it.

@@ -266,3 +266,134 @@ func.func @batch_broadcast(%q: tensor<1x2x5x8xf32>, %k: tensor<3x2x5x8xf32>, %v:
   %o = mm.matmul %p, %v : tensor<3x2x5x5xf32>, tensor<3x2x5x8xf32> -> tensor<3x2x5x8xf32>
   return %o : tensor<3x2x5x8xf32>
 }
+
+// -----
+
+// The fp16 TorchScript export of HF's SDPA path (gen_half.py): f16 q / k / v, the scores
+// cast to f32, the decoder's mask where(allowed, 0, f32 min) added in f32, softmax and
+// the IsNaN guard in f32, v cast to f32, p @ v in f32. The island's casts are absorbed:
+// mm.attention computes in f16 (f32 inside) and a cast brings its result to the root's
+// f32; the mask is rebuilt in f16 as where(allowed, 0, -inf), since f32 min hides a key.
+// CHECK-LABEL: func.func @fp16_sdpa_island
+// CHECK-DAG: %[[NINF:.*]] = mm.constant dense<0xFC00> : tensor<1xf16>
+// CHECK-DAG: %[[ZERO:.*]] = mm.constant dense<0.000000e+00> : tensor<1xf16>
+// CHECK: %[[M:.*]] = mm.where %arg3, %[[ZERO]], %[[NINF]] : tensor<1x1x5x7xi1>, tensor<1xf16>, tensor<1xf16> -> tensor<1x1x5x7xf16>
+// CHECK: %[[A:.*]] = mm.attention %arg0, %arg1, %arg2, %[[M]] {scale = 2.500000e-01 : f32} : tensor<1x4x5x16xf16>, tensor<1x4x7x16xf16>, tensor<1x4x7x16xf16>, tensor<1x1x5x7xf16> -> tensor<1x4x5x16xf16>
+// CHECK-NEXT: %[[C:.*]] = mm.cast %[[A]] : tensor<1x4x5x16xf16> -> tensor<1x4x5x16xf32>
+// CHECK-NEXT: return %[[C]]
+// CHECK-NOT: mm.softmax
+func.func @fp16_sdpa_island(%q: tensor<1x4x5x16xf16>, %k: tensor<1x4x7x16xf16>, %v: tensor<1x4x7x16xf16>, %allowed: tensor<1x1x5x7xi1>) -> tensor<1x4x5x16xf32> {
+  %half = mm.constant dense<5.000000e-01> : tensor<f16>
+  %zero = mm.constant dense<0.000000e+00> : tensor<1xf32>
+  %min = mm.constant dense<-3.40282347E+38> : tensor<1xf32>
+  %mask = mm.where %allowed, %zero, %min : tensor<1x1x5x7xi1>, tensor<1xf32>, tensor<1xf32> -> tensor<1x1x5x7xf32>
+  %kt = mm.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x4x7x16xf16> -> tensor<1x4x16x7xf16>
+  %qs = mm.mul %q, %half : tensor<1x4x5x16xf16>, tensor<f16> -> tensor<1x4x5x16xf16>
+  %ks = mm.mul %kt, %half : tensor<1x4x16x7xf16>, tensor<f16> -> tensor<1x4x16x7xf16>
+  %s = mm.matmul %qs, %ks : tensor<1x4x5x16xf16>, tensor<1x4x16x7xf16> -> tensor<1x4x5x7xf16>
+  %sf = mm.cast %s : tensor<1x4x5x7xf16> -> tensor<1x4x5x7xf32>
+  %sm = mm.add %sf, %mask : tensor<1x4x5x7xf32>, tensor<1x1x5x7xf32> -> tensor<1x4x5x7xf32>
+  %p = mm.softmax %sm {axis = 3 : i64} : tensor<1x4x5x7xf32>
+  %nan = mm.is_nan %p : tensor<1x4x5x7xf32> -> tensor<1x4x5x7xi1>
+  %pz = mm.where %nan, %zero, %p : tensor<1x4x5x7xi1>, tensor<1xf32>, tensor<1x4x5x7xf32> -> tensor<1x4x5x7xf32>
+  %vf = mm.cast %v : tensor<1x4x7x16xf16> -> tensor<1x4x7x16xf32>
+  %o = mm.matmul %pz, %vf : tensor<1x4x5x7xf32>, tensor<1x4x7x16xf32> -> tensor<1x4x5x16xf32>
+  return %o : tensor<1x4x5x16xf32>
+}
+
+// -----
+
+// HF's eager attention in f16: scores * scale + mask in f16 (finfo(f16).min = -65504
+// selected by the inverted mask: where(masked, min, 0)), softmax(dtype=float32) as a cast
+// up, softmax and a cast down, then p @ v in f16. One op, the mask rebuilt with -inf.
+// CHECK-LABEL: func.func @fp16_eager_island
+// CHECK-DAG: %[[NINF:.*]] = mm.constant dense<0xFC00> : tensor<f16>
+// CHECK-DAG: %[[ZERO:.*]] = mm.constant dense<0.000000e+00> : tensor<f16>
+// CHECK: %[[M:.*]] = mm.where %arg3, %[[NINF]], %[[ZERO]] : tensor<1x1x5x5xi1>, tensor<f16>, tensor<f16> -> tensor<1x1x5x5xf16>
+// CHECK-NEXT: %[[A:.*]] = mm.attention %arg0, %arg1, %arg2, %[[M]] {scale = 2.500000e-01 : f32} : tensor<1x2x5x16xf16>, tensor<1x2x5x16xf16>, tensor<1x2x5x16xf16>, tensor<1x1x5x5xf16> -> tensor<1x2x5x16xf16>
+// CHECK-NEXT: return %[[A]]
+func.func @fp16_eager_island(%q: tensor<1x2x5x16xf16>, %k: tensor<1x2x5x16xf16>, %v: tensor<1x2x5x16xf16>, %masked: tensor<1x1x5x5xi1>) -> tensor<1x2x5x16xf16> {
+  %scale = mm.constant dense<2.500000e-01> : tensor<f16>
+  %zero = mm.constant dense<0.000000e+00> : tensor<f16>
+  %min = mm.constant dense<-6.550400e+04> : tensor<f16>
+  %mask = mm.where %masked, %min, %zero : tensor<1x1x5x5xi1>, tensor<f16>, tensor<f16> -> tensor<1x1x5x5xf16>
+  %kt = mm.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x5x16xf16> -> tensor<1x2x16x5xf16>
+  %s = mm.matmul %q, %kt : tensor<1x2x5x16xf16>, tensor<1x2x16x5xf16> -> tensor<1x2x5x5xf16>
+  %ss = mm.mul %s, %scale : tensor<1x2x5x5xf16>, tensor<f16> -> tensor<1x2x5x5xf16>
+  %sm = mm.add %ss, %mask : tensor<1x2x5x5xf16>, tensor<1x1x5x5xf16> -> tensor<1x2x5x5xf16>
+  %up = mm.cast %sm : tensor<1x2x5x5xf16> -> tensor<1x2x5x5xf32>
+  %p = mm.softmax %up {axis = -1 : i64} : tensor<1x2x5x5xf32>
+  %down = mm.cast %p : tensor<1x2x5x5xf32> -> tensor<1x2x5x5xf16>
+  %o = mm.matmul %down, %v : tensor<1x2x5x5xf16>, tensor<1x2x5x16xf16> -> tensor<1x2x5x16xf16>
+  return %o : tensor<1x2x5x16xf16>
+}
+
+// -----
+
+// A bool mask selected with Where(mask, scores, finfo.min) instead of -inf: the fill
+// hides keys, so it is mm.attention's boolean mask.
+// CHECK-LABEL: func.func @bool_mask_finfo_min_fill
+// CHECK: mm.attention %arg0, %arg1, %arg2, %arg3 {scale = 1.000000e+00 : f32} : tensor<1x2x5x8xf32>, tensor<1x2x5x8xf32>, tensor<1x2x5x8xf32>, tensor<1x1x5x5xi1>
+func.func @bool_mask_finfo_min_fill(%q: tensor<1x2x5x8xf32>, %k: tensor<1x2x5x8xf32>, %v: tensor<1x2x5x8xf32>, %m: tensor<1x1x5x5xi1>) -> tensor<1x2x5x8xf32> {
+  %min = mm.constant dense<-3.40282347E+38> : tensor<f32>
+  %kt = mm.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x5x8xf32> -> tensor<1x2x8x5xf32>
+  %s = mm.matmul %q, %kt : tensor<1x2x5x8xf32>, tensor<1x2x8x5xf32> -> tensor<1x2x5x5xf32>
+  %sm = mm.where %m, %s, %min : tensor<1x1x5x5xi1>, tensor<1x2x5x5xf32>, tensor<f32> -> tensor<1x2x5x5xf32>
+  %p = mm.softmax %sm {axis = 3 : i64} : tensor<1x2x5x5xf32>
+  %o = mm.matmul %p, %v : tensor<1x2x5x5xf32>, tensor<1x2x5x8xf32> -> tensor<1x2x5x8xf32>
+  return %o : tensor<1x2x5x8xf32>
+}
+
+// -----
+
+// Near miss for the mask: a fill of -100 is above the hiding bound (-1e4), so the mask is
+// taken as a bias, not a hidden key: kept as it is and cast to the op's f16, not rebuilt.
+// CHECK-LABEL: func.func @mild_fill_kept
+// CHECK: %[[M:.*]] = mm.where %arg3, %{{.*}}, %{{.*}} : tensor<1x1x5x5xi1>, tensor<1xf32>, tensor<1xf32> -> tensor<1x1x5x5xf32>
+// CHECK: %[[C:.*]] = mm.cast %[[M]] : tensor<1x1x5x5xf32> -> tensor<1x1x5x5xf16>
+// CHECK: mm.attention %arg0, %arg1, %arg2, %[[C]]
+func.func @mild_fill_kept(%q: tensor<1x2x5x8xf16>, %k: tensor<1x2x5x8xf16>, %v: tensor<1x2x5x8xf16>, %allowed: tensor<1x1x5x5xi1>) -> tensor<1x2x5x8xf32> {
+  %zero = mm.constant dense<0.000000e+00> : tensor<1xf32>
+  %fill = mm.constant dense<-1.000000e+02> : tensor<1xf32>
+  %mask = mm.where %allowed, %zero, %fill : tensor<1x1x5x5xi1>, tensor<1xf32>, tensor<1xf32> -> tensor<1x1x5x5xf32>
+  %kt = mm.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x5x8xf16> -> tensor<1x2x8x5xf16>
+  %s = mm.matmul %q, %kt : tensor<1x2x5x8xf16>, tensor<1x2x8x5xf16> -> tensor<1x2x5x5xf16>
+  %sf = mm.cast %s : tensor<1x2x5x5xf16> -> tensor<1x2x5x5xf32>
+  %sm = mm.add %sf, %mask : tensor<1x2x5x5xf32>, tensor<1x1x5x5xf32> -> tensor<1x2x5x5xf32>
+  %p = mm.softmax %sm {axis = 3 : i64} : tensor<1x2x5x5xf32>
+  %vf = mm.cast %v : tensor<1x2x5x8xf16> -> tensor<1x2x5x8xf32>
+  %o = mm.matmul %p, %vf : tensor<1x2x5x5xf32>, tensor<1x2x5x8xf32> -> tensor<1x2x5x8xf32>
+  return %o : tensor<1x2x5x8xf32>
+}
+
+// -----
+
+// Near miss: v comes from an f32 value while q and k are f16 (no common element type
+// for the op without rounding v): left as it is.
+// CHECK-LABEL: func.func @value_of_other_type
+// CHECK-NOT: mm.attention
+// CHECK: mm.softmax
+func.func @value_of_other_type(%q: tensor<1x2x5x8xf16>, %k: tensor<1x2x5x8xf16>, %v: tensor<1x2x5x8xf32>) -> tensor<1x2x5x8xf32> {
+  %kt = mm.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x5x8xf16> -> tensor<1x2x8x5xf16>
+  %s = mm.matmul %q, %kt : tensor<1x2x5x8xf16>, tensor<1x2x8x5xf16> -> tensor<1x2x5x5xf16>
+  %sf = mm.cast %s : tensor<1x2x5x5xf16> -> tensor<1x2x5x5xf32>
+  %p = mm.softmax %sf {axis = 3 : i64} : tensor<1x2x5x5xf32>
+  %o = mm.matmul %p, %v : tensor<1x2x5x5xf32>, tensor<1x2x5x8xf32> -> tensor<1x2x5x8xf32>
+  return %o : tensor<1x2x5x8xf32>
+}
+
+// -----
+
+// Near miss: the scores cast to f32 are also returned (the island's value is used
+// outside the pattern): nothing is fused.
+// CHECK-LABEL: func.func @island_cast_used_elsewhere
+// CHECK-NOT: mm.attention
+func.func @island_cast_used_elsewhere(%q: tensor<1x2x5x8xf16>, %k: tensor<1x2x5x8xf16>, %v: tensor<1x2x5x8xf16>) -> (tensor<1x2x5x8xf32>, tensor<1x2x5x5xf32>) {
+  %kt = mm.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x5x8xf16> -> tensor<1x2x8x5xf16>
+  %s = mm.matmul %q, %kt : tensor<1x2x5x8xf16>, tensor<1x2x8x5xf16> -> tensor<1x2x5x5xf16>
+  %sf = mm.cast %s : tensor<1x2x5x5xf16> -> tensor<1x2x5x5xf32>
+  %p = mm.softmax %sf {axis = 3 : i64} : tensor<1x2x5x5xf32>
+  %vf = mm.cast %v : tensor<1x2x5x8xf16> -> tensor<1x2x5x8xf32>
+  %o = mm.matmul %p, %vf : tensor<1x2x5x5xf32>, tensor<1x2x5x8xf32> -> tensor<1x2x5x8xf32>
+  return %o, %sf : tensor<1x2x5x8xf32>, tensor<1x2x5x5xf32>
+}

@@ -66,6 +66,56 @@ func.func @two_trailing_axes(%x: tensor<4x6x8xf32>, %g: tensor<6x8xf32>, %b: ten
 
 // -----
 
+// An f16 input normalised in f32 with f32 scale and bias, the result left in f32 (no cast
+// back): the norm reads f32 (the cast of x), its result is the pattern's f32.
+// CHECK-LABEL: func.func @half_in_f32_out
+// CHECK: %[[XF:.*]] = mm.cast %arg0 : tensor<3x16xf16> -> tensor<3x16xf32>
+// CHECK: %[[N:.*]] = mm.layer_norm %[[XF]], %arg1, %arg2 : tensor<3x16xf32>, tensor<16xf32>, tensor<16xf32> -> tensor<3x16xf32>
+// CHECK-NEXT: return %[[N]]
+func.func @half_in_f32_out(%x: tensor<3x16xf16>, %g: tensor<16xf32>, %b: tensor<16xf32>) -> tensor<3x16xf32> {
+  %xf = mm.cast %x : tensor<3x16xf16> -> tensor<3x16xf32>
+  %mean = mm.reduce_mean %xf {axes = array<i64: -1>} : tensor<3x16xf32> -> tensor<3x1xf32>
+  %d = mm.sub %xf, %mean : tensor<3x16xf32>, tensor<3x1xf32> -> tensor<3x16xf32>
+  %two = mm.constant dense<2.0> : tensor<f32>
+  %sq = mm.pow %d, %two : tensor<3x16xf32>, tensor<f32> -> tensor<3x16xf32>
+  %var = mm.reduce_mean %sq {axes = array<i64: -1>} : tensor<3x16xf32> -> tensor<3x1xf32>
+  %eps = mm.constant dense<1.0e-5> : tensor<f32>
+  %ve = mm.add %var, %eps : tensor<3x1xf32>, tensor<f32> -> tensor<3x1xf32>
+  %s = mm.sqrt %ve : tensor<3x1xf32>
+  %n = mm.div %d, %s : tensor<3x16xf32>, tensor<3x1xf32> -> tensor<3x16xf32>
+  %y = mm.mul %n, %g : tensor<3x16xf32>, tensor<16xf32> -> tensor<3x16xf32>
+  %z = mm.add %y, %b : tensor<3x16xf32>, tensor<16xf32> -> tensor<3x16xf32>
+  return %z : tensor<3x16xf32>
+}
+
+// -----
+
+// A bf16 input normalised in f32, cast to f16 and scaled by an f16 weight: the casts do
+// not return to x's type, so the norm reads and writes f32 (the island's type), the f16
+// scale is cast to f32 for it, and the result is cast to f16.
+// CHECK-LABEL: func.func @mixed_result_type
+// CHECK: %[[XF:.*]] = mm.cast %arg0 : tensor<3x16xbf16> -> tensor<3x16xf32>
+// CHECK: %[[G:.*]] = mm.cast %arg1 : tensor<16xf16> -> tensor<16xf32>
+// CHECK: %[[N:.*]] = mm.layer_norm %[[XF]], %[[G]] : tensor<3x16xf32>, tensor<16xf32> -> tensor<3x16xf32>
+// CHECK-NEXT: %[[C:.*]] = mm.cast %[[N]] : tensor<3x16xf32> -> tensor<3x16xf16>
+// CHECK-NEXT: return %[[C]]
+func.func @mixed_result_type(%x: tensor<3x16xbf16>, %g: tensor<16xf16>) -> tensor<3x16xf16> {
+  %xf = mm.cast %x : tensor<3x16xbf16> -> tensor<3x16xf32>
+  %mean = mm.reduce_mean %xf {axes = array<i64: -1>} : tensor<3x16xf32> -> tensor<3x1xf32>
+  %d = mm.sub %xf, %mean : tensor<3x16xf32>, tensor<3x1xf32> -> tensor<3x16xf32>
+  %sq = mm.mul %d, %d : tensor<3x16xf32>, tensor<3x16xf32> -> tensor<3x16xf32>
+  %var = mm.reduce_mean %sq {axes = array<i64: -1>} : tensor<3x16xf32> -> tensor<3x1xf32>
+  %eps = mm.constant dense<1.0e-5> : tensor<f32>
+  %ve = mm.add %var, %eps : tensor<3x1xf32>, tensor<f32> -> tensor<3x1xf32>
+  %s = mm.sqrt %ve : tensor<3x1xf32>
+  %n = mm.div %d, %s : tensor<3x16xf32>, tensor<3x1xf32> -> tensor<3x16xf32>
+  %c = mm.cast %n : tensor<3x16xf32> -> tensor<3x16xf16>
+  %y = mm.mul %c, %g : tensor<3x16xf16>, tensor<16xf16> -> tensor<3x16xf16>
+  return %y : tensor<3x16xf16>
+}
+
+// -----
+
 // f16 through f32 (stash_type), cast back before the affine part; no scale multiply:
 // the scale is a splat of ones.
 // CHECK-LABEL: func.func @half_no_scale

@@ -66,6 +66,31 @@ func.func @square_by_mul_and_div(%x: tensor<4x32xf32>, %w: tensor<32xf32>) -> te
 
 // -----
 
+// The fp16 TorchScript export's residual stream is f32 (its attention writes f32): the
+// norm's input is f32, its Cast(to f32) does nothing, and the result is cast to f16 before
+// the f16 weight multiply. The fused op reads and writes f32 (x's type) with the f16
+// weight, and a cast to f16 follows.
+// CHECK-LABEL: func.func @f32_stream_into_f16
+// CHECK-NEXT: %[[N:.*]] = mm.rms_norm %arg0, %arg1 {epsilon = 9.99999974E-6 : f32} : tensor<2x16xf32>, tensor<16xf16> -> tensor<2x16xf32>
+// CHECK-NEXT: %[[C:.*]] = mm.cast %[[N]] : tensor<2x16xf32> -> tensor<2x16xf16>
+// CHECK-NEXT: return %[[C]]
+func.func @f32_stream_into_f16(%x: tensor<2x16xf32>, %w: tensor<16xf16>) -> tensor<2x16xf16> {
+  %two = mm.constant dense<2.0> : tensor<f32>
+  %p = mm.pow %x, %two : tensor<2x16xf32>, tensor<f32> -> tensor<2x16xf32>
+  %ms = mm.reduce_mean %p {axes = array<i64: -1>} : tensor<2x16xf32> -> tensor<2x1xf32>
+  %eps = mm.constant dense<1.0e-5> : tensor<f32>
+  %a = mm.add %ms, %eps : tensor<2x1xf32>, tensor<f32> -> tensor<2x1xf32>
+  %s = mm.sqrt %a : tensor<2x1xf32>
+  %one = mm.constant dense<1.0> : tensor<f32>
+  %inv = mm.div %one, %s : tensor<f32>, tensor<2x1xf32> -> tensor<2x1xf32>
+  %n = mm.mul %x, %inv : tensor<2x16xf32>, tensor<2x1xf32> -> tensor<2x16xf32>
+  %c = mm.cast %n : tensor<2x16xf32> -> tensor<2x16xf16>
+  %y = mm.mul %w, %c : tensor<16xf16>, tensor<2x16xf16> -> tensor<2x16xf16>
+  return %y : tensor<2x16xf16>
+}
+
+// -----
+
 // f16 model: cast to f32, normalise, cast back, multiply by the f16 weight. The fused op
 // reads and writes f16 (mm.rms_norm computes in f32).
 // CHECK-LABEL: func.func @half_through_f32
