@@ -36,7 +36,8 @@ FailureOr<std::vector<std::string>> buildCompilePipeline(PassManager &pm,
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   if (addRegisteredPass(fpm, "mm-fold-shapes"))
     names.push_back("mm-fold-shapes");
-  if (options.fusion && addRegisteredPass(fpm, "mm-fuse-all"))
+  if (options.fusion &&
+      addRegisteredPass(fpm, "mm-fuse-all", options.reportNearMisses ? "report-near-misses=true" : ""))
     names.push_back("mm-fuse-all");
   if (options.dtype != "f32" || options.hasHalfFloats) {
     if (!addRegisteredPass(fpm, "mm-convert-float-type", "to=" + options.dtype))
@@ -82,15 +83,22 @@ bool holdsHalfFloats(ModuleOp module) {
 
 std::string modelFloatType(ModuleOp module) {
   int64_t f32 = 0, f16 = 0, bf16 = 0;
-  module.walk([&](WeightOp w) {
-    Type e = cast<RankedTensorType>(w.getType()).getElementType();
+  auto count = [&](Type t, int64_t amount) {
+    Type e = cast<RankedTensorType>(t).getElementType();
     if (e.isF32())
-      f32 += w.getLength();
+      f32 += amount;
     else if (e.isF16())
-      f16 += w.getLength();
+      f16 += amount;
     else if (e.isBF16())
-      bf16 += w.getLength();
-  });
+      bf16 += amount;
+  };
+  module.walk([&](WeightOp w) { count(w.getType(), w.getLength()); });
+  if (f32 + f16 + bf16 == 0) // no float weights: the float arguments decide
+    module.walk([&](func::FuncOp fn) {
+      for (Type t : fn.getArgumentTypes())
+        if (isa<RankedTensorType>(t))
+          count(t, 1);
+    });
   if (f16 > f32 && f16 >= bf16)
     return "f16";
   if (bf16 > f32 && bf16 > f16)

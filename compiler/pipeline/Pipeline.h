@@ -27,6 +27,8 @@ namespace mm {
 
 struct PipelineOptions {
   bool fusion = true;          ///< run the fusion passes (--no-fusion turns them off)
+  /// Fusion passes emit a remark per block they do not raise (fusion::reportNearMiss).
+  bool reportNearMisses = false;
   std::string target = "cpu";  ///< "cpu" or "cuda"
   std::string dtype = "f32";   ///< compute type: f32, f16 or bf16 (-mm-convert-float-type)
   /// The module holds f16 or bf16 tensors (runCompilePipeline sets it): a compute type
@@ -35,8 +37,9 @@ struct PipelineOptions {
 };
 
 /// The float type a model computes in when the user does not say (`mmc compile --dtype
-/// auto`): "f32", "f16" or "bf16", whichever holds the most bytes of mm.weight; "f32" when
-/// the module has no float weights. An f16 export therefore compiles to an f16 plan.
+/// auto`): "f32", "f16" or "bf16", whichever holds the most bytes of mm.weight (without
+/// float weights, the most float arguments); "f32" when there are neither. An f16 export
+/// therefore compiles to an f16 plan.
 std::string modelFloatType(mlir::ModuleOp module);
 
 /// Adds the compile pipeline's passes to `pm` (a module-level pass manager). Returns the

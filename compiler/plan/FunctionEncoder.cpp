@@ -3,6 +3,7 @@
 
 #include "compiler/plan/KvCachePattern.h"
 #include "compiler/plan/PlanEncoding.h"
+#include "compiler/support/Locations.h"
 #include "mm/MMDialect.h"
 #include "mm/MMOps.h"
 #include "runtime/plan/PlanFormat.h"
@@ -74,29 +75,6 @@ std::vector<WeightExtent> sliceExtents(const std::vector<WeightExtent> &extents,
 }
 
 namespace {
-
-/// "node (file:line:col)" for an importer location NameLoc(node, FileLineColLoc(file)).
-std::string describeLocation(Location loc) {
-  if (auto name = dyn_cast<NameLoc>(loc)) {
-    std::string child = describeLocation(name.getChildLoc());
-    return name.getName().str() + (child.empty() ? "" : " (" + child + ")");
-  }
-  if (auto file = dyn_cast<FileLineColLoc>(loc))
-    return file.getFilename().str() + ":" + std::to_string(file.getLine()) + ":" +
-           std::to_string(file.getColumn());
-  if (auto fused = dyn_cast<FusedLoc>(loc)) {
-    std::string out;
-    for (Location l : fused.getLocations()) {
-      std::string part = describeLocation(l);
-      if (!part.empty())
-        out += (out.empty() ? "" : ", ") + part;
-    }
-    return out;
-  }
-  if (auto callsite = dyn_cast<CallSiteLoc>(loc))
-    return describeLocation(callsite.getCallee());
-  return "";
-}
 
 /// What is known about one tensor before its table is written.
 struct TensorRecord {

@@ -19,10 +19,10 @@ namespace mm {
 #define GEN_PASS_DEF_FUSEALL
 #include "compiler/transforms/Passes.h.inc"
 
-void addFusionPasses(mlir::OpPassManager &pm) {
-  pm.addPass(createFuseAttention());
-  pm.addPass(createFuseLayerNorm());
-  pm.addPass(createFuseRMSNorm());
+void addFusionPasses(mlir::OpPassManager &pm, bool reportNearMisses) {
+  pm.addPass(createFuseAttention({reportNearMisses}));
+  pm.addPass(createFuseLayerNorm({reportNearMisses}));
+  pm.addPass(createFuseRMSNorm({reportNearMisses}));
   pm.addPass(createFuseActivations());
   pm.addPass(createFuseRotary());
   pm.addPass(createFuseLinear());
@@ -35,9 +35,10 @@ namespace {
 
 /// Runs addFusionPasses() as one pass (for mmc-opt and textual pipelines).
 struct FuseAllPass : public mm::impl::FuseAllBase<FuseAllPass> {
+  using FuseAllBase::FuseAllBase;
   void runOnOperation() override {
     mlir::OpPassManager pm(mlir::func::FuncOp::getOperationName());
-    mm::addFusionPasses(pm);
+    mm::addFusionPasses(pm, reportNearMisses);
     if (mlir::failed(runPipeline(pm, getOperation())))
       signalPassFailure();
   }

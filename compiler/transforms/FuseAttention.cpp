@@ -190,8 +190,12 @@ int64_t keyDim(const AttentionMatch &m, int64_t i) {
                      : tensorTypeOf(m.key).getDimSize(i);
 }
 
-/// Matches the block ending at `root` (p @ v).
-std::optional<AttentionMatch> matchAttention(MatMulOp root, FunctionDims &dims) {
+/// Matches the block ending at `root` (p @ v). When a softmax over the last axis feeds
+/// `root` but the block does not match, sets `softmaxOut` to it and `why` to the reason (a
+/// near miss); `why` stays empty otherwise.
+std::optional<AttentionMatch> matchAttention(MatMulOp root, FunctionDims &dims,
+                                             SoftmaxOp &softmaxOut, std::string &why) {
+  why.clear();
   AttentionMatch m;
   m.root = root;
   SmallVector<Operation *> interior;
@@ -202,8 +206,11 @@ std::optional<AttentionMatch> matchAttention(MatMulOp root, FunctionDims &dims) 
   if (auto w = defOf<WhereOp>(probs)) {
     auto isnan = defOf<IsNanOp>(w.getCondition());
     if (!isnan || isnan.getInput() != w.getY() || !isFloatConstant(w.getX(), 0.0) ||
-        w.getType() != w.getY().getType())
+        w.getType() != w.getY().getType()) {
+      if ((softmaxOut = defOf<SoftmaxOp>(skipPrecisionCasts(w.getY(), interior))))
+        why = "the Where between its softmax and p @ v is not torch's where(is_nan(p), 0, p)";
       return std::nullopt;
+    }
     interior.append({w, isnan});
     probs = skipPrecisionCasts(w.getY(), interior);
   }
@@ -212,6 +219,11 @@ std::optional<AttentionMatch> matchAttention(MatMulOp root, FunctionDims &dims) 
       normalizeAxis(softmax.getAxis(), 4) != 3)
     return std::nullopt;
   interior.push_back(softmax);
+  softmaxOut = softmax;
+  auto miss = [&](const char *reason) -> std::optional<AttentionMatch> {
+    why = reason;
+    return std::nullopt;
+  };
 
   // scores [+ mask] with the scale around the q @ kT product.
   Value scores = skipPrecisionCasts(softmax.getInput(), interior);
@@ -245,23 +257,26 @@ std::optional<AttentionMatch> matchAttention(MatMulOp root, FunctionDims &dims) 
     }
   }
   if (!qk && !(qk = peelToProduct(scores)))
-    return std::nullopt;
+    return miss("the scores are not q @ kT with scalar scales, an additive mask or a "
+                "selected hiding fill");
   interior.push_back(qk);
   Value q = peelScalars(qk.getLhs(), m.scale, interior);
   Value kt = peelScalars(qk.getRhs(), m.scale, interior);
-  if (!std::isfinite(m.scale) || m.scale == 0 || tensorTypeOf(q).getRank() != 4 ||
-      tensorTypeOf(kt).getRank() != 4 || !matchKeyTransposed(kt, dims, m))
-    return std::nullopt;
+  if (!std::isfinite(m.scale) || m.scale == 0)
+    return miss("its scale is zero or not finite");
+  if (tensorTypeOf(q).getRank() != 4 || tensorTypeOf(kt).getRank() != 4)
+    return miss("q or kT is not 4-D [batch, heads, seq, head_dim]");
+  if (!matchKeyTransposed(kt, dims, m))
+    return miss("kT is not a transposed key (Transpose [0, 1, 3, 2] or [0, 2, 3, 1], or "
+                "dynamo's Reshape-Transpose-Reshape)");
   m.query = q;
   m.value = skipPrecisionCasts(root.getRhs(), interior);
-  if (tensorTypeOf(m.value).getElementType() != tensorTypeOf(q).getElementType() ||
-      !usesConfined(interior, root))
-    return std::nullopt;
-  if (m.mask) {
-    auto mt = tensorTypeOf(m.mask);
-    if (mt.getRank() > 4)
-      return std::nullopt;
-  }
+  if (tensorTypeOf(m.value).getElementType() != tensorTypeOf(q).getElementType())
+    return miss("v's element type differs from q's (after precision casts)");
+  if (!usesConfined(interior, root))
+    return miss("a value inside it is also used outside it");
+  if (m.mask && tensorTypeOf(m.mask).getRank() > 4)
+    return miss("its mask has more than 4 dims");
 
   // GQA: undo repeat_kv on both k and v, or on neither.
   if (!m.keySource) {
@@ -276,17 +291,17 @@ std::optional<AttentionMatch> matchAttention(MatMulOp root, FunctionDims &dims) 
   int64_t kb = 0, kh = m.keySource ? 2 : 1, kt2 = m.keySource ? 1 : 2, kd = 3;
   auto qt = tensorTypeOf(q), vt = tensorTypeOf(m.value);
   if (vt.getRank() != 4 || !dims.equal(kRef, kh, m.value, 1))
-    return std::nullopt;
+    return miss("v is not 4-D with k's head count");
   // Heads: equal (possibly dynamic), or a static multiple (GQA).
   int64_t hq = qt.getDimSize(1), hkv = keyDim(m, 1);
   if (!dims.equal(q, 1, kRef, kh) &&
       (ShapedType::isDynamic(hq) || ShapedType::isDynamic(hkv) || hkv == 0 || hq % hkv != 0))
-    return std::nullopt;
+    return miss("q's heads are not provably k's heads or a static multiple of them (GQA)");
   if (!dims.equal(q, 0, kRef, kb) || !dims.equal(q, 0, m.value, 0) ||
       !dims.equal(q, 3, kRef, kd) || !dims.equal(kRef, kt2, m.value, 2))
-    return std::nullopt;
+    return miss("the batch, head dim or key length of q, k and v are not provably equal");
   if (tensorTypeOf(root.getResult()).getRank() != 4)
-    return std::nullopt;
+    return miss("its result is not 4-D");
   return m;
 }
 
@@ -379,14 +394,29 @@ void eraseDeadProducers(SmallVector<Operation *> worklist) {
 }
 
 struct FuseAttentionPass : public mm::impl::FuseAttentionBase<FuseAttentionPass> {
+  using FuseAttentionBase::FuseAttentionBase;
   void runOnOperation() override {
     func::FuncOp f = getOperation();
     FunctionDims dims(f);
     SmallVector<AttentionMatch> matches;
+    llvm::SmallPtrSet<Operation *, 8> explained; // softmaxes matched or reported
+    std::string why;
     f.walk([&](MatMulOp product) {
-      if (auto m = matchAttention(product, dims))
+      SoftmaxOp softmax;
+      if (auto m = matchAttention(product, dims, softmax, why)) {
         matches.push_back(*m);
+        explained.insert(softmax);
+      } else if (!why.empty() && reportNearMisses && explained.insert(softmax).second) {
+        reportNearMiss(softmax, "attention", why);
+      }
     });
+    if (reportNearMisses)
+      f.walk([&](SoftmaxOp softmax) {
+        if (!explained.contains(softmax) && tensorTypeOf(softmax.getResult()).getRank() == 4 &&
+            normalizeAxis(softmax.getAxis(), 4) == 3)
+          reportNearMiss(softmax, "attention",
+                         "no p @ v reads this softmax over the last axis of a 4-D tensor");
+      });
     if (matches.empty())
       return;
     IRRewriter rewriter(&getContext());

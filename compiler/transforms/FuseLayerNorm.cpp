@@ -121,80 +121,115 @@ bool isAffineParam(Value p, ArrayRef<int64_t> normalized) {
   return true;
 }
 
+/// One LayerNorm ready to rewrite: `last` (the op whose result the norm replaces) and what
+/// the fused op reads.
+struct LayerNormMatch {
+  Operation *last = nullptr;
+  Value input, scale, bias; ///< scale null: a splat of ones in the norm's type
+  int64_t axis = 0;
+  double epsilon = 0;
+  RankedTensorType resultType;
+};
+
+/// Matches the LayerNorm whose normalising divide (or multiply) is `op`. Without a core
+/// at `op` returns nullopt with `why` empty; a core whose norm cannot be raised returns
+/// nullopt with `why` set (a near miss).
+std::optional<LayerNormMatch> matchLayerNorm(Operation *op, std::string &why) {
+  why.clear();
+  if (!isa<MulOp, DivOp>(op))
+    return std::nullopt;
+  std::optional<LayerNormCore> core = matchCore(op);
+  if (!core)
+    return std::nullopt;
+  ArrayRef<int64_t> normalized = tensorTypeOf(core->xf).getShape().drop_front(core->axis);
+
+  // Grow forward: [cast] [* scale] [+ bias] [cast].
+  SmallVector<Operation *> interior = core->interior;
+  LayerNormMatch m;
+  m.axis = core->axis;
+  m.epsilon = core->epsilon;
+  Operation *last = op;
+  int casts = 0;
+  while (Operation *user = singleUser(last->getResult(0))) {
+    Value cur = last->getResult(0);
+    auto other = [&](Operation *bin) {
+      return bin->getOperand(0) == cur ? bin->getOperand(1) : bin->getOperand(0);
+    };
+    if (auto cast = dyn_cast<CastOp>(user); cast && casts < 2 &&
+        isa<FloatType>(tensorTypeOf(cast.getResult()).getElementType())) {
+      ++casts;
+    } else if (isa<MulOp>(user) && !m.scale && !m.bias && other(user) != cur &&
+               isAffineParam(other(user), normalized) && user->getResult(0).getType() == cur.getType()) {
+      m.scale = other(user);
+    } else if (isa<AddOp>(user) && !m.bias && other(user) != cur &&
+               isAffineParam(other(user), normalized) && user->getResult(0).getType() == cur.getType()) {
+      m.bias = other(user);
+    } else {
+      break;
+    }
+    interior.push_back(last);
+    last = user;
+  }
+
+  // As in -mm-fuse-rms-norm: the norm reads and writes the result's element type when
+  // the island's casts return to it, else x's own type, followed by a cast.
+  m.last = last;
+  m.resultType = tensorTypeOf(last->getResult(0));
+  m.input = normInput(core->xf, m.resultType.getElementType());
+  if (tensorTypeOf(m.input).getShape() != m.resultType.getShape())
+    why = "its input and result shapes differ";
+  else if (!usesConfined(interior, last))
+    why = "a value inside it is also used outside it";
+  else if (!m.scale && !RankedTensorType::get(normalized, m.resultType.getElementType()).hasStaticShape())
+    why = "it has no scale and dynamic normalized dims";
+  if (!why.empty())
+    return std::nullopt;
+  return m;
+}
+
+void rewriteLayerNorm(LayerNormMatch m, PatternRewriter &rewriter) {
+  rewriter.setInsertionPoint(m.last);
+  Location loc = m.last->getLoc();
+  Type normElem = tensorTypeOf(m.input).getElementType();
+  ArrayRef<int64_t> normalized = tensorTypeOf(m.input).getShape().drop_front(m.axis);
+  Value scale = m.scale ? castElements(rewriter, loc, m.scale, normElem)
+                        : createSplatConstant(rewriter, loc, RankedTensorType::get(normalized, normElem), 1.0);
+  Value bias = m.bias ? castElements(rewriter, loc, m.bias, normElem) : Value();
+  int64_t rank = m.resultType.getRank();
+  auto fused = rewriter.create<LayerNormOp>(loc, m.resultType.clone(normElem), m.input, scale, bias,
+                                            rewriter.getI64IntegerAttr(m.axis - rank),
+                                            f32Attr(rewriter, m.epsilon));
+  rewriter.replaceOp(m.last, castElements(rewriter, loc, fused.getResult(), m.resultType.getElementType()));
+}
+
 struct FuseLayerNormPattern : public RewritePattern {
   explicit FuseLayerNormPattern(MLIRContext *ctx)
       : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
 
   LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
-    if (!isa<MulOp, DivOp>(op))
-      return failure();
-    std::optional<LayerNormCore> core = matchCore(op);
-    if (!core)
-      return rewriter.notifyMatchFailure(op, "not a layer normalisation core");
-    ArrayRef<int64_t> normalized = tensorTypeOf(core->xf).getShape().drop_front(core->axis);
-
-    // Grow forward: [cast] [* scale] [+ bias] [cast].
-    SmallVector<Operation *> interior = core->interior;
-    Operation *last = op;
-    Value scale, bias;
-    int casts = 0;
-    while (Operation *user = singleUser(last->getResult(0))) {
-      Value cur = last->getResult(0);
-      auto other = [&](Operation *bin) {
-        return bin->getOperand(0) == cur ? bin->getOperand(1) : bin->getOperand(0);
-      };
-      if (auto cast = dyn_cast<CastOp>(user); cast && casts < 2 &&
-          isa<FloatType>(tensorTypeOf(cast.getResult()).getElementType())) {
-        ++casts;
-      } else if (isa<MulOp>(user) && !scale && !bias && other(user) != cur &&
-                 isAffineParam(other(user), normalized) && user->getResult(0).getType() == cur.getType()) {
-        scale = other(user);
-      } else if (isa<AddOp>(user) && !bias && other(user) != cur &&
-                 isAffineParam(other(user), normalized) && user->getResult(0).getType() == cur.getType()) {
-        bias = other(user);
-      } else {
-        break;
-      }
-      interior.push_back(last);
-      last = user;
-    }
-
-    // As in -mm-fuse-rms-norm: the norm reads and writes the result's element type when
-    // the island's casts return to it, else x's own type, followed by a cast.
-    auto resultType = tensorTypeOf(last->getResult(0));
-    Value input = normInput(core->xf, resultType.getElementType());
-    Type normElem = tensorTypeOf(input).getElementType();
-    if (tensorTypeOf(input).getShape() != resultType.getShape())
-      return rewriter.notifyMatchFailure(op, "input and result shapes differ");
-    if (!usesConfined(interior, last))
-      return rewriter.notifyMatchFailure(op, "an intermediate value is used elsewhere");
-
-    rewriter.setInsertionPoint(last);
-    Location loc = last->getLoc();
-    if (!scale) {
-      auto t = RankedTensorType::get(normalized, normElem);
-      if (!t.hasStaticShape())
-        return rewriter.notifyMatchFailure(op, "no scale and dynamic normalized dims");
-      scale = createSplatConstant(rewriter, op->getLoc(), t, 1.0);
-    }
-    if (bias)
-      bias = castElements(rewriter, loc, bias, normElem);
-    int64_t rank = resultType.getRank();
-    auto fused = rewriter.create<LayerNormOp>(loc, resultType.clone(normElem), input,
-                                              castElements(rewriter, loc, scale, normElem), bias,
-                                              rewriter.getI64IntegerAttr(core->axis - rank),
-                                              f32Attr(rewriter, core->epsilon));
-    rewriter.replaceOp(last, castElements(rewriter, loc, fused.getResult(), resultType.getElementType()));
+    std::string why;
+    std::optional<LayerNormMatch> m = matchLayerNorm(op, why);
+    if (!m)
+      return rewriter.notifyMatchFailure(op, why.empty() ? "not a layer normalisation core" : why);
+    rewriteLayerNorm(*m, rewriter);
     return success();
   }
 };
 
 struct FuseLayerNormPass : public mm::impl::FuseLayerNormBase<FuseLayerNormPass> {
+  using FuseLayerNormBase::FuseLayerNormBase;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<FuseLayerNormPattern>(&getContext());
     if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+    if (!reportNearMisses)
+      return;
+    std::string why;
+    getOperation().walk([&](Operation *op) {
+      if (!matchLayerNorm(op, why) && !why.empty())
+        reportNearMiss(op, "layer_norm", why);
+    });
   }
 };
 

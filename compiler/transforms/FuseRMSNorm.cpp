@@ -89,86 +89,120 @@ bool isVectorOfSize(Value v, int64_t size) {
          (t.isDynamicDim(0) || ShapedType::isDynamic(size) || t.getDimSize(0) == size);
 }
 
+/// One RMSNorm ready to rewrite: `last` (the op whose result the norm replaces) and what
+/// the fused op reads.
+struct RMSMatch {
+  Operation *last = nullptr;
+  Value input, scale; ///< scale null: a splat of ones in the norm's type
+  double epsilon = 0, offset = 0;
+  RankedTensorType resultType;
+};
+
+/// Matches the RMSNorm whose normalising multiply (or divide) is `op`. Without a core at
+/// `op` returns nullopt with `why` empty; a core whose norm cannot be raised returns
+/// nullopt with `why` set (a near miss).
+std::optional<RMSMatch> matchRMSNorm(Operation *op, std::string &why) {
+  why.clear();
+  if (!isa<MulOp, DivOp>(op))
+    return std::nullopt;
+  std::optional<RMSCore> core = matchCore(op);
+  if (!core)
+    return std::nullopt;
+  int64_t lastDim = tensorTypeOf(core->xf).getShape().back();
+
+  // Grow forward: [cast] [mul by the weight] [cast].
+  SmallVector<Operation *> interior = core->interior;
+  RMSMatch m;
+  m.epsilon = core->epsilon;
+  Operation *last = op;
+  int casts = 0;
+  while (Operation *user = singleUser(last->getResult(0))) {
+    if (auto cast = dyn_cast<CastOp>(user); cast && casts < 2 &&
+        isa<FloatType>(tensorTypeOf(cast.getResult()).getElementType())) {
+      ++casts;
+    } else if (auto mul = dyn_cast<MulOp>(user); mul && !m.scale) {
+      Value cur = last->getResult(0);
+      Value w = mul.getLhs() == cur ? mul.getRhs() : mul.getLhs();
+      if (w == cur || !isVectorOfSize(w, lastDim) || mul.getType() != cur.getType())
+        break;
+      m.scale = w;
+      // Gemma: n * (1 + w) with the sum used nowhere else.
+      if (auto add = defOf<AddOp>(w); add && add->hasOneUse()) {
+        eitherOrder(add.getLhs(), add.getRhs(), [&](Value a, Value one) {
+          if (!isVectorOfSize(a, lastDim) || !isFloatConstant(one, 1.0) ||
+              a.getType() != add.getType())
+            return false;
+          m.scale = a;
+          m.offset = 1.0;
+          interior.push_back(add);
+          return true;
+        });
+      }
+    } else {
+      break;
+    }
+    interior.push_back(last);
+    last = user;
+  }
+
+  // The fused op reads x in the result's element type when the island's casts return to
+  // it (normInput), else in x's own type (an f32 residual stream normalised into f16:
+  // the norm writes f32 and a cast follows).
+  m.last = last;
+  m.resultType = tensorTypeOf(last->getResult(0));
+  m.input = normInput(core->xf, m.resultType.getElementType());
+  if (tensorTypeOf(m.input).getShape() != m.resultType.getShape())
+    why = "its input and result shapes differ";
+  else if (!usesConfined(interior, last))
+    why = "a value inside it is also used outside it";
+  else if (!m.scale && ShapedType::isDynamic(lastDim))
+    why = "it has no weight and a dynamic last dim";
+  if (!why.empty())
+    return std::nullopt;
+  return m;
+}
+
+void rewriteRMSNorm(RMSMatch m, PatternRewriter &rewriter) {
+  rewriter.setInsertionPoint(m.last);
+  Location loc = m.last->getLoc();
+  Type normElem = tensorTypeOf(m.input).getElementType();
+  int64_t lastDim = m.resultType.getShape().back();
+  // The scale keeps its own type (mm.rms_norm takes any float scale: Gemma's f32 1 + w).
+  Value scale = m.scale ? m.scale
+                        : createSplatConstant(rewriter, loc, RankedTensorType::get({lastDim}, normElem), 1.0);
+  auto fused = rewriter.create<RMSNormOp>(loc, m.resultType.clone(normElem), m.input, scale,
+                                          f32Attr(rewriter, m.epsilon), f32Attr(rewriter, m.offset));
+  rewriter.replaceOp(m.last, castElements(rewriter, loc, fused.getResult(), m.resultType.getElementType()));
+}
+
 struct FuseRMSNormPattern : public RewritePattern {
   explicit FuseRMSNormPattern(MLIRContext *ctx)
       : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
 
   LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
-    if (!isa<MulOp, DivOp>(op))
-      return failure();
-    std::optional<RMSCore> core = matchCore(op);
-    if (!core)
-      return rewriter.notifyMatchFailure(op, "not an RMS normalisation core");
-    int64_t lastDim = tensorTypeOf(core->xf).getShape().back();
-
-    // Grow forward: [cast] [mul by the weight] [cast].
-    SmallVector<Operation *> interior = core->interior;
-    Operation *last = op;
-    Value scale;
-    double offset = 0;
-    int casts = 0;
-    while (Operation *user = singleUser(last->getResult(0))) {
-      if (auto cast = dyn_cast<CastOp>(user); cast && casts < 2 &&
-          isa<FloatType>(tensorTypeOf(cast.getResult()).getElementType())) {
-        ++casts;
-      } else if (auto mul = dyn_cast<MulOp>(user); mul && !scale) {
-        Value cur = last->getResult(0);
-        Value w = mul.getLhs() == cur ? mul.getRhs() : mul.getLhs();
-        if (w == cur || !isVectorOfSize(w, lastDim) || mul.getType() != cur.getType())
-          break;
-        scale = w;
-        // Gemma: n * (1 + w) with the sum used nowhere else.
-        if (auto add = defOf<AddOp>(w); add && add->hasOneUse()) {
-          eitherOrder(add.getLhs(), add.getRhs(), [&](Value a, Value one) {
-            if (!isVectorOfSize(a, lastDim) || !isFloatConstant(one, 1.0) ||
-                a.getType() != add.getType())
-              return false;
-            scale = a;
-            offset = 1.0;
-            interior.push_back(add);
-            return true;
-          });
-        }
-      } else {
-        break;
-      }
-      interior.push_back(last);
-      last = user;
-    }
-
-    // The fused op reads x in the result's element type when the island's casts return to
-    // it (normInput), else in x's own type (an f32 residual stream normalised into f16:
-    // the norm writes f32 and a cast follows).
-    auto resultType = tensorTypeOf(last->getResult(0));
-    Value input = normInput(core->xf, resultType.getElementType());
-    Type normElem = tensorTypeOf(input).getElementType();
-    if (tensorTypeOf(input).getShape() != resultType.getShape())
-      return rewriter.notifyMatchFailure(op, "input and result shapes differ");
-    if (!usesConfined(interior, last))
-      return rewriter.notifyMatchFailure(op, "an intermediate value is used elsewhere");
-
-    rewriter.setInsertionPoint(last);
-    Location loc = last->getLoc();
-    if (!scale) {
-      if (ShapedType::isDynamic(lastDim))
-        return rewriter.notifyMatchFailure(op, "no weight and a dynamic last dim");
-      scale = createSplatConstant(rewriter, op->getLoc(), RankedTensorType::get({lastDim}, normElem), 1.0);
-    }
-    // The scale keeps its own type (mm.rms_norm takes any float scale: Gemma's f32 1 + w).
-    auto fused = rewriter.create<RMSNormOp>(loc, resultType.clone(normElem), input, scale,
-                                            f32Attr(rewriter, core->epsilon),
-                                            f32Attr(rewriter, offset));
-    rewriter.replaceOp(last, castElements(rewriter, loc, fused.getResult(), resultType.getElementType()));
+    std::string why;
+    std::optional<RMSMatch> m = matchRMSNorm(op, why);
+    if (!m)
+      return rewriter.notifyMatchFailure(op, why.empty() ? "not an RMS normalisation core" : why);
+    rewriteRMSNorm(*m, rewriter);
     return success();
   }
 };
 
 struct FuseRMSNormPass : public mm::impl::FuseRMSNormBase<FuseRMSNormPass> {
+  using FuseRMSNormBase::FuseRMSNormBase;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<FuseRMSNormPattern>(&getContext());
     if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+    if (!reportNearMisses)
+      return;
+    std::string why;
+    getOperation().walk([&](Operation *op) {
+      if (!matchRMSNorm(op, why) && !why.empty())
+        reportNearMiss(op, "rms_norm", why);
+    });
   }
 };
 

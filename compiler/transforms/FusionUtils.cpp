@@ -1,6 +1,7 @@
 //===- FusionUtils.cpp - matching helpers shared by the fusion passes -----===//
 #include "compiler/transforms/FusionUtils.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/TypeUtilities.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -151,6 +152,12 @@ Value normInput(Value xf, Type elem) {
       tensorTypeOf(xf.getDefiningOp()->getOperand(0)).getElementType() == elem)
     return xf.getDefiningOp()->getOperand(0);
   return xf;
+}
+
+void reportNearMiss(Operation *anchor, StringRef pattern, StringRef why) {
+  auto fn = anchor->getParentOfType<func::FuncOp>();
+  anchor->emitRemark() << "@" << (fn ? fn.getSymName() : StringRef("?")) << ": " << pattern
+                       << " not raised: " << why;
 }
 
 Value createSplatConstant(OpBuilder &b, Location loc, RankedTensorType type, double value) {

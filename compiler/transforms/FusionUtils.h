@@ -125,6 +125,13 @@ mlir::Value castElements(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v, 
 /// result is cast to `elem` after it).
 mlir::Value normInput(mlir::Value xf, mlir::Type elem);
 
+/// Reports why a pattern did not fire where a block of its kind starts (`anchor`: the
+/// softmax of an attention, the normalising multiply of a norm): a remark
+/// "@<function>: <pattern> not raised: <why>" at the anchor's location. The fusion passes
+/// report with their report-near-misses option; `mmc compile` collects the remarks
+/// (--stats lists them; an attention left in a decoder is also a warning).
+void reportNearMiss(mlir::Operation *anchor, llvm::StringRef pattern, llvm::StringRef why);
+
 /// A uniform float constant of type `type` (an `mm.constant` splat) built at the
 /// rewriter's insertion point.
 mlir::Value createSplatConstant(mlir::OpBuilder &b, mlir::Location loc,

@@ -12,8 +12,10 @@ namespace mm {
 
 /// Adds the fusion passes, in order, to `pm` (a pass manager on func.func): attention,
 /// layer-norm, rms-norm, activations, rotary, linear, residual-norm (docs/fusion.md).
-/// The compile pipeline calls it after shape folding unless fusion is off.
-void addFusionPasses(mlir::OpPassManager &pm);
+/// The compile pipeline calls it after shape folding unless fusion is off. With
+/// `reportNearMisses`, attention and the norms emit a remark for each block they do not
+/// raise (see fusion::reportNearMiss).
+void addFusionPasses(mlir::OpPassManager &pm, bool reportNearMisses = false);
 
 /// registerMMPasses(): registers every mmc pass (for mmc-opt and pipeline parsing).
 #define GEN_PASS_REGISTRATION

@@ -50,6 +50,10 @@ def FuseLayerNorm : Pass<"mm-fuse-layer-norm", "::mlir::func::FuncOp"> {
     Mul, optional scale and bias, optional casts around it. See FuseLayerNorm.cpp.
   }];
   let dependentDialects = ["::mm::MMDialect"];
+  let options = [
+    Option<"reportNearMisses", "report-near-misses", "bool", /*default=*/"false",
+           "Emit a remark for each block that starts like this pattern but is not raised">,
+  ];
 }
 
 def FuseRMSNorm : Pass<"mm-fuse-rms-norm", "::mlir::func::FuncOp"> {
@@ -60,6 +64,10 @@ def FuseRMSNorm : Pass<"mm-fuse-rms-norm", "::mlir::func::FuncOp"> {
     See FuseRMSNorm.cpp.
   }];
   let dependentDialects = ["::mm::MMDialect"];
+  let options = [
+    Option<"reportNearMisses", "report-near-misses", "bool", /*default=*/"false",
+           "Emit a remark for each block that starts like this pattern but is not raised">,
+  ];
 }
 
 def FuseActivations : Pass<"mm-fuse-activations", "::mlir::func::FuncOp"> {
@@ -90,6 +98,10 @@ def FuseAttention : Pass<"mm-fuse-attention", "::mlir::func::FuncOp"> {
     (Unsqueeze, Expand, Reshape) folded into the head ratio. See FuseAttention.cpp.
   }];
   let dependentDialects = ["::mm::MMDialect"];
+  let options = [
+    Option<"reportNearMisses", "report-near-misses", "bool", /*default=*/"false",
+           "Emit a remark for each block that starts like this pattern but is not raised">,
+  ];
 }
 
 def FuseLinear : Pass<"mm-fuse-linear", "::mlir::func::FuncOp"> {
@@ -122,6 +134,10 @@ def FuseAll : Pass<"mm-fuse-all", "::mlir::func::FuncOp"> {
     passes addFusionPasses() adds (see Passes.h and docs/fusion.md).
   }];
   let dependentDialects = ["::mm::MMDialect"];
+  let options = [
+    Option<"reportNearMisses", "report-near-misses", "bool", /*default=*/"false",
+           "Emit a remark for each block that starts like this pattern but is not raised">,
+  ];
 }
 
 //===----------------------------------------------------------------------===//

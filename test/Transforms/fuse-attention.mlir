@@ -2,6 +2,8 @@
 // (after -mm-fold-shapes), with GQA's repeat_kv folded into the head ratio, then near
 // misses that must stay as they are.
 // RUN: mmc-opt %s -mm-fuse-attention -split-input-file | FileCheck %s
+// The near misses, with their reasons (mmc compile --stats lists them):
+// RUN: mmc-opt %s -mm-fuse-attention=report-near-misses=true -split-input-file -verify-diagnostics -o /dev/null
 
 // Llama decoder as TorchScript exports it: KV cache concat, repeat_kv (Unsqueeze, Expand,
 // Reshape) of 2 KV heads to 4, K^T by Transpose [0, 1, 3, 2], sqrt of the scale on both
@@ -189,6 +191,7 @@ func.func @softmax_wrong_axis(%q: tensor<1x2x5x8xf32>, %k: tensor<1x2x5x8xf32>, 
 func.func @not_key_transposed(%q: tensor<1x5x5x8xf32>, %k: tensor<1x8x5x5xf32>, %v: tensor<1x5x5x8xf32>) -> tensor<1x5x5x8xf32> {
   %kt = mm.transpose %k {perm = array<i64: 0, 2, 1, 3>} : tensor<1x8x5x5xf32> -> tensor<1x5x8x5xf32>
   %s = mm.matmul %q, %kt : tensor<1x5x5x8xf32>, tensor<1x5x8x5xf32> -> tensor<1x5x5x5xf32>
+  // expected-remark @+1 {{attention not raised: kT is not a transposed key}}
   %p = mm.softmax %s {axis = 3 : i64} : tensor<1x5x5x5xf32>
   %o = mm.matmul %p, %v : tensor<1x5x5x5xf32>, tensor<1x5x5x8xf32> -> tensor<1x5x5x8xf32>
   return %o : tensor<1x5x5x8xf32>
@@ -203,6 +206,7 @@ func.func @scale_not_constant(%q: tensor<1x2x5x8xf32>, %k: tensor<1x2x5x8xf32>, 
   %kt = mm.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x5x8xf32> -> tensor<1x2x8x5xf32>
   %s = mm.matmul %q, %kt : tensor<1x2x5x8xf32>, tensor<1x2x8x5xf32> -> tensor<1x2x5x5xf32>
   %ss = mm.mul %s, %c : tensor<1x2x5x5xf32>, tensor<f32> -> tensor<1x2x5x5xf32>
+  // expected-remark @+1 {{attention not raised: the scores are not q @ kT with scalar scales, an additive mask or a selected hiding fill}}
   %p = mm.softmax %ss {axis = 3 : i64} : tensor<1x2x5x5xf32>
   %o = mm.matmul %p, %v : tensor<1x2x5x5xf32>, tensor<1x2x5x8xf32> -> tensor<1x2x5x8xf32>
   return %o : tensor<1x2x5x8xf32>
@@ -219,6 +223,7 @@ func.func @mask_before_scale(%q: tensor<1x2x5x8xf32>, %k: tensor<1x2x5x8xf32>, %
   %s = mm.matmul %q, %kt : tensor<1x2x5x8xf32>, tensor<1x2x8x5xf32> -> tensor<1x2x5x5xf32>
   %sm = mm.add %s, %m : tensor<1x2x5x5xf32>, tensor<1x1x5x5xf32> -> tensor<1x2x5x5xf32>
   %ss = mm.mul %sm, %c : tensor<1x2x5x5xf32>, tensor<f32> -> tensor<1x2x5x5xf32>
+  // expected-remark @+1 {{attention not raised: the scores are not q @ kT with scalar scales, an additive mask or a selected hiding fill}}
   %p = mm.softmax %ss {axis = 3 : i64} : tensor<1x2x5x5xf32>
   %o = mm.matmul %p, %v : tensor<1x2x5x5xf32>, tensor<1x2x5x8xf32> -> tensor<1x2x5x8xf32>
   return %o : tensor<1x2x5x8xf32>
@@ -233,6 +238,7 @@ func.func @nan_guard_not_zero(%q: tensor<1x2x5x8xf32>, %k: tensor<1x2x5x8xf32>, 
   %one = mm.constant dense<1.0> : tensor<1xf32>
   %kt = mm.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x5x8xf32> -> tensor<1x2x8x5xf32>
   %s = mm.matmul %q, %kt : tensor<1x2x5x8xf32>, tensor<1x2x8x5xf32> -> tensor<1x2x5x5xf32>
+  // expected-remark @+1 {{attention not raised: the Where between its softmax and p @ v is not torch's where(is_nan(p), 0, p)}}
   %p = mm.softmax %s {axis = 3 : i64} : tensor<1x2x5x5xf32>
   %nan = mm.is_nan %p : tensor<1x2x5x5xf32> -> tensor<1x2x5x5xi1>
   %pz = mm.where %nan, %one, %p : tensor<1x2x5x5xi1>, tensor<1xf32>, tensor<1x2x5x5xf32> -> tensor<1x2x5x5xf32>
@@ -248,6 +254,7 @@ func.func @nan_guard_not_zero(%q: tensor<1x2x5x8xf32>, %k: tensor<1x2x5x8xf32>, 
 func.func @probs_used_elsewhere(%q: tensor<1x2x5x8xf32>, %k: tensor<1x2x5x8xf32>, %v: tensor<1x2x5x8xf32>) -> (tensor<1x2x5x8xf32>, tensor<1x2x5x5xf32>) {
   %kt = mm.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x5x8xf32> -> tensor<1x2x8x5xf32>
   %s = mm.matmul %q, %kt : tensor<1x2x5x8xf32>, tensor<1x2x8x5xf32> -> tensor<1x2x5x5xf32>
+  // expected-remark @+1 {{attention not raised: a value inside it is also used outside it}}
   %p = mm.softmax %s {axis = 3 : i64} : tensor<1x2x5x5xf32>
   %o = mm.matmul %p, %v : tensor<1x2x5x5xf32>, tensor<1x2x5x8xf32> -> tensor<1x2x5x8xf32>
   return %o, %p : tensor<1x2x5x8xf32>, tensor<1x2x5x5xf32>
@@ -262,6 +269,7 @@ func.func @probs_used_elsewhere(%q: tensor<1x2x5x8xf32>, %k: tensor<1x2x5x8xf32>
 func.func @batch_broadcast(%q: tensor<1x2x5x8xf32>, %k: tensor<3x2x5x8xf32>, %v: tensor<3x2x5x8xf32>) -> tensor<3x2x5x8xf32> {
   %kt = mm.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<3x2x5x8xf32> -> tensor<3x2x8x5xf32>
   %s = mm.matmul %q, %kt : tensor<1x2x5x8xf32>, tensor<3x2x8x5xf32> -> tensor<3x2x5x5xf32>
+  // expected-remark @+1 {{attention not raised: the batch, head dim or key length of q, k and v are not provably equal}}
   %p = mm.softmax %s {axis = 3 : i64} : tensor<3x2x5x5xf32>
   %o = mm.matmul %p, %v : tensor<3x2x5x5xf32>, tensor<3x2x5x8xf32> -> tensor<3x2x5x8xf32>
   return %o : tensor<3x2x5x8xf32>
@@ -377,6 +385,7 @@ func.func @value_of_other_type(%q: tensor<1x2x5x8xf16>, %k: tensor<1x2x5x8xf16>,
   %kt = mm.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x5x8xf16> -> tensor<1x2x8x5xf16>
   %s = mm.matmul %q, %kt : tensor<1x2x5x8xf16>, tensor<1x2x8x5xf16> -> tensor<1x2x5x5xf16>
   %sf = mm.cast %s : tensor<1x2x5x5xf16> -> tensor<1x2x5x5xf32>
+  // expected-remark @+1 {{attention not raised: v's element type differs from q's}}
   %p = mm.softmax %sf {axis = 3 : i64} : tensor<1x2x5x5xf32>
   %o = mm.matmul %p, %v : tensor<1x2x5x5xf32>, tensor<1x2x5x8xf32> -> tensor<1x2x5x8xf32>
   return %o : tensor<1x2x5x8xf32>
@@ -392,6 +401,7 @@ func.func @island_cast_used_elsewhere(%q: tensor<1x2x5x8xf16>, %k: tensor<1x2x5x
   %kt = mm.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x5x8xf16> -> tensor<1x2x8x5xf16>
   %s = mm.matmul %q, %kt : tensor<1x2x5x8xf16>, tensor<1x2x8x5xf16> -> tensor<1x2x5x5xf16>
   %sf = mm.cast %s : tensor<1x2x5x5xf16> -> tensor<1x2x5x5xf32>
+  // expected-remark @+1 {{attention not raised: a value inside it is also used outside it}}
   %p = mm.softmax %sf {axis = 3 : i64} : tensor<1x2x5x5xf32>
   %vf = mm.cast %v : tensor<1x2x5x8xf16> -> tensor<1x2x5x8xf32>
   %o = mm.matmul %p, %vf : tensor<1x2x5x5xf32>, tensor<1x2x5x8xf32> -> tensor<1x2x5x8xf32>

@@ -2,6 +2,8 @@
 // is not used: ReduceMean, Sub, Pow, ReduceMean, Add eps, Sqrt, Div, Mul, Add) in its
 // variants, then near misses that must stay as they are.
 // RUN: mmc-opt %s -mm-fuse-layer-norm -split-input-file | FileCheck %s
+// The near misses (a normalising core whose norm is not raised), with their reasons:
+// RUN: mmc-opt %s -mm-fuse-layer-norm=report-near-misses=true -split-input-file -verify-diagnostics -o /dev/null
 
 // The full form with scale and bias, epsilon 1e-12 (ViT).
 // CHECK-LABEL: func.func @scale_and_bias
@@ -268,4 +270,22 @@ func.func @rsqrt_by_pow(%x: tensor<4x8xf32>, %g: tensor<8xf32>, %b: tensor<8xf32
   %y = mm.mul %n, %g : tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
   %z = mm.add %y, %b : tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
   return %z : tensor<4x8xf32>
+}
+
+// -----
+
+// Near miss: the centred value d is also returned, so the norm would compute it twice.
+// CHECK-LABEL: func.func @centred_value_returned
+// CHECK-NOT: mm.layer_norm
+func.func @centred_value_returned(%x: tensor<3x16xf32>) -> (tensor<3x16xf32>, tensor<3x16xf32>) {
+  %mean = mm.reduce_mean %x {axes = array<i64: -1>} : tensor<3x16xf32> -> tensor<3x1xf32>
+  %d = mm.sub %x, %mean : tensor<3x16xf32>, tensor<3x1xf32> -> tensor<3x16xf32>
+  %sq = mm.mul %d, %d : tensor<3x16xf32>, tensor<3x16xf32> -> tensor<3x16xf32>
+  %var = mm.reduce_mean %sq {axes = array<i64: -1>} : tensor<3x16xf32> -> tensor<3x1xf32>
+  %eps = mm.constant dense<1.0e-5> : tensor<f32>
+  %ve = mm.add %var, %eps : tensor<3x1xf32>, tensor<f32> -> tensor<3x1xf32>
+  %s = mm.sqrt %ve : tensor<3x1xf32>
+  // expected-remark @+1 {{layer_norm not raised: a value inside it is also used outside it}}
+  %n = mm.div %d, %s : tensor<3x16xf32>, tensor<3x1xf32> -> tensor<3x16xf32>
+  return %n, %d : tensor<3x16xf32>, tensor<3x16xf32>
 }

@@ -5,6 +5,7 @@
 #include "compiler/pipeline/Pipeline.h"
 #include "compiler/plan/PlanEmitter.h"
 #include "compiler/support/OpStats.h"
+#include "tools/mmc/FusionReport.h"
 #include "mm/MMDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -60,10 +61,12 @@ int compile(const CompileRequest &r) {
   }
   PipelineOptions pipeline;
   pipeline.fusion = r.fusion;
+  pipeline.reportNearMisses = true;
+  NearMissCollector nearMisses(&ctx);
   pipeline.target = r.target;
   pipeline.dtype = r.dtype == "auto" ? modelFloatType(*module) : r.dtype;
   if (r.stats)
-    llvm::errs() << "dtype: " << pipeline.dtype << (r.dtype == "auto" ? " (auto: the weights' type)" : "")
+    llvm::errs() << "dtype: " << pipeline.dtype << (r.dtype == "auto" ? " (auto: the model's float type)" : "")
                  << "\n";
   std::vector<std::string> passes;
   if (mlir::failed(runCompilePipeline(*module, pipeline, &passes)))
@@ -74,7 +77,9 @@ int compile(const CompileRequest &r) {
       llvm::errs() << " " << p;
     llvm::errs() << "\n";
     printOpCounts(llvm::errs(), countOpsPerFunction(*module));
+    printNearMisses(llvm::errs(), nearMisses.nearMisses());
   }
+  warnAboutDecoders(*module, nearMisses.nearMisses(), r.target == "cuda");
   PlanEmitOptions emit;
   emit.target = r.target;
   emit.producer = "mmc " MM_VERSION;
