@@ -94,11 +94,15 @@ void report(const GenerationResult &r, const GenerateOptions &o, double deviceMi
     os << llvm::format("peak memory: %.1f MiB device (KV cache %.2f MiB), %.1f MiB RSS; CUDA graphs %s\n",
                        deviceMiB, static_cast<double>(r.kvCacheBytes) / (1 << 20), rss,
                        o.run.cudaGraphs ? "on" : "off");
-  if (cuda)
+  if (cuda) {
     os << "decoder segments: " << graphStats["decoder"]["graph_launches"].get<int64_t>()
        << " replayed from CUDA graphs (" << graphStats["decoder"]["captures"].get<int64_t>()
        << " captured), " << graphStats["decoder"]["eager_segments"].get<int64_t>()
        << " launched kernel by kernel\n";
+    for (const auto &end : graphStats["decoder"]["segment_ends"])
+      os << "  a decoder segment ends (the step is not one CUDA graph): "
+         << end.get<std::string>() << "\n";
+  }
   else
     os << llvm::format("peak memory: %.1f MiB RSS (KV cache %.2f MiB)\n", rss,
                        static_cast<double>(r.kvCacheBytes) / (1 << 20));
@@ -160,6 +164,12 @@ int runGenerateCuda(std::shared_ptr<const Plan> plan, const GenerateOptions &o,
                           {"device_ms", s.deviceMs}};
   };
   nlohmann::json stats = {{"decoder", statsOf(gen.decoder())}, {"embed", statsOf(gen.embed())}};
+  // Why the decode step is not one CUDA graph, when it is not (the plan's segment ends).
+  nlohmann::json ends = nlohmann::json::array();
+  for (const SegmentInfo &s : plan->function(gen.info().decoderFunction).segments)
+    if (s.endReason != "end of function")
+      ends.push_back(s.endReason);
+  stats["decoder"]["segment_ends"] = ends;
   if (gen.vision())
     stats["vision_encoder"] = statsOf(*gen.vision());
   report(r, o, static_cast<double>(cudaexec::deviceBytesPeak()) / (1 << 20), stats, os);
