@@ -191,10 +191,23 @@ const OpTable &opTable() {
     addLossOps(t);
     addActivationExtraOps(t);
     addNormExtraOps(t);
+    addOnnxruntimeDefaultDomainOps(t);
     return t;
   }();
   return table;
 }
+
+/// The ops of onnxruntime's com.microsoft domain that mmc imports.
+const OpTable &contribTable() {
+  static const OpTable table = [] {
+    OpTable t;
+    addContribOps(t);
+    return t;
+  }();
+  return table;
+}
+
+constexpr const char *kContribDomain = "com.microsoft";
 
 bool isDefaultDomain(StringRef domain) { return domain.empty() || domain == "ai.onnx"; }
 
@@ -331,21 +344,25 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, size_t inde
   std::string name = node.name().empty() ? node.op_type() + "_" + std::to_string(index) : node.name();
   Location loc = nodeLoc(name);
   int64_t opset = defaultOpset_;
+  const OpTable *table = &opTable();
   if (!isDefaultDomain(node.domain())) {
     opset = -1;
     for (const auto &imp : model_.model.opset_import())
       if (imp.domain() == node.domain())
         opset = imp.version();
-    return emitError(loc) << "unsupported ONNX op '" << node.domain() << "." << node.op_type()
-                          << "' (node '" << name << "', domain '" << node.domain() << "', opset "
-                          << opset << ") in '" << model_.path << "': only the ai.onnx domain "
-                          << "is supported";
+    if (node.domain() != kContribDomain)
+      return emitError(loc) << "unsupported ONNX op '" << node.domain() << "." << node.op_type()
+                            << "' (node '" << name << "', domain '" << node.domain() << "', opset "
+                            << opset << ") in '" << model_.path << "': only the ai.onnx and "
+                            << kContribDomain << " domains are supported";
+    table = &contribTable();
   }
-  const OpTable &table = opTable();
-  auto it = table.find(node.op_type());
-  if (it == table.end())
-    return emitError(loc) << "unsupported ONNX op '" << node.op_type() << "' (node '" << name
-                          << "', opset " << opset << ") in '" << model_.path << "'";
+  auto it = table->find(node.op_type());
+  if (it == table->end())
+    return emitError(loc) << "unsupported ONNX op '"
+                          << (isDefaultDomain(node.domain()) ? "" : node.domain() + ".")
+                          << node.op_type() << "' (node '" << name << "', opset " << opset
+                          << ") in '" << model_.path << "'";
 
   SmallVector<Value> inputs;
   for (const std::string &in : node.input()) {

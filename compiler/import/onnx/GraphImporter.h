@@ -127,6 +127,10 @@ void addExtraOps(OpTable &table); // OpsExtra.cpp
 void addLossOps(OpTable &table); // OpsLoss.cpp
 void addActivationExtraOps(OpTable &table); // OpsActivationsExtra.cpp
 void addNormExtraOps(OpTable &table); // OpsNormExtra.cpp
+/// onnxruntime's contrib ops (OpsContrib.cpp): the com.microsoft domain, and the ones
+/// onnxruntime registers in the ai.onnx domain (SimplifiedLayerNormalization).
+void addContribOps(OpTable &table);
+void addOnnxruntimeDefaultDomainOps(OpTable &table);
 
 /// Imports the main graph of `model` as func.func @`funcName` at the end of `module`.
 class GraphImporter {

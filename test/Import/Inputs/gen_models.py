@@ -342,10 +342,15 @@ def error_models():
     out = external_error_models()
     out["err_unsupported_op"] = model([node("Det", ["x"], ["y"])], [vi("x", F, [3, 3])],
                                       [vi("y", F, [])], 17)
-    contrib = model([helper.make_node("FastGelu", ["x"], ["y"], name="fg", domain="com.microsoft")],
+    # A contrib op mmc does not import, and an op of a domain it does not know.
+    contrib = model([helper.make_node("BiasSoftmax", ["x", "x"], ["y"], name="bs", domain="com.microsoft")],
                     [vi("x", F, [3])], [vi("y", F, [3])], 17)
     contrib.opset_import.append(helper.make_opsetid("com.microsoft", 1))
     out["err_contrib_op"] = contrib
+    custom = model([helper.make_node("FastGelu", ["x"], ["y"], name="fg", domain="com.example")],
+                   [vi("x", F, [3])], [vi("y", F, [3])], 17)
+    custom.opset_import.append(helper.make_opsetid("com.example", 1))
+    out["err_custom_domain"] = custom
     out["err_dynamic_axes"] = model(
         [node("Shape", ["x"], ["s"]), node("Slice", ["s", "zero", "one"], ["ax"]),
          node("Squeeze", ["x", "ax"], ["y"])],
