@@ -27,11 +27,11 @@ int usageError(const llvm::Twine &message) {
   return 1;
 }
 
-mlir::OwningOpRef<mlir::ModuleOp> loadModule(const CompileRequest &r, mlir::MLIRContext &ctx,
-                                             llvm::SourceMgr &sourceMgr) {
+mlir::OwningOpRef<mlir::ModuleOp> loadModule(const CompileRequest &r, const ImportOptions &options,
+                                             mlir::MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
   if (llvm::StringRef(r.input).ends_with(".mlir"))
     return mlir::parseSourceFile<mlir::ModuleOp>(r.input, sourceMgr, &ctx);
-  auto module = importOnnx(r.input, ctx);
+  auto module = importOnnx(r.input, ctx, options);
   if (mlir::failed(module))
     return nullptr;
   return std::move(*module);
@@ -44,6 +44,11 @@ int compile(const CompileRequest &r) {
     return usageError("unknown --dtype '" + r.dtype + "' (expected auto, f32, f16 or bf16)");
   if (!llvm::sys::fs::exists(r.input))
     return usageError("no such file or folder: '" + r.input + "'");
+  ImportOptions importOptions;
+  if (std::string bad = parseBindings(r.bindings, importOptions.bindings); !bad.empty())
+    return usageError(bad);
+  if (!importOptions.bindings.empty() && llvm::StringRef(r.input).ends_with(".mlir"))
+    return usageError("--bind applies to ONNX models, not to '" + r.input + "'");
 
   mlir::DialectRegistry registry;
   registry.insert<MMDialect, mlir::func::FuncDialect>();
@@ -52,7 +57,7 @@ int compile(const CompileRequest &r) {
   llvm::SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, &ctx);
 
-  mlir::OwningOpRef<mlir::ModuleOp> module = loadModule(r, ctx, sourceMgr);
+  mlir::OwningOpRef<mlir::ModuleOp> module = loadModule(r, importOptions, ctx, sourceMgr);
   if (!module || mlir::failed(mlir::verify(*module)))
     return 1;
   if (r.stats) {
@@ -95,6 +100,32 @@ int compile(const CompileRequest &r) {
 }
 
 } // namespace
+
+std::string parseBindings(const std::vector<std::string> &specs,
+                          std::map<std::string, std::vector<double>> &out) {
+  for (const std::string &spec : specs) {
+    auto [name, list] = llvm::StringRef(spec).split('=');
+    if (name.empty() || list.empty())
+      return "--bind '" + spec + "': expected NAME=VALUE[,VALUE...]";
+    if (out.count(name.str()))
+      return "--bind: input '" + name.str() + "' is bound twice";
+    std::vector<double> &values = out[name.str()];
+    llvm::SmallVector<llvm::StringRef> items;
+    list.split(items, ',');
+    for (llvm::StringRef item : items) {
+      item = item.trim();
+      double v;
+      if (item == "true")
+        v = 1;
+      else if (item == "false")
+        v = 0;
+      else if (item.getAsDouble(v))
+        return "--bind " + name.str() + ": '" + item.str() + "' is not a number (nor true / false)";
+      values.push_back(v);
+    }
+  }
+  return "";
+}
 
 int runCompile(const CompileRequest &request) {
   int rc = compile(request);

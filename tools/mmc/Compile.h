@@ -2,7 +2,9 @@
 #ifndef MM_TOOLS_MMC_COMPILE_H
 #define MM_TOOLS_MMC_COMPILE_H
 
+#include <map>
 #include <string>
+#include <vector>
 
 namespace mm {
 
@@ -14,7 +16,14 @@ struct CompileRequest {
   std::string config;     ///< explicit config.json ("" = next to the model)
   bool stats = false;     ///< print op counts and plan statistics to stderr
   bool fusion = true;
+  /// --bind NAME=V[,V...]: graph inputs replaced by constants (ImportOptions::bindings).
+  std::vector<std::string> bindings;
 };
+
+/// Parses --bind values "NAME=V[,V...]" (numbers, or true / false) into import bindings.
+/// Returns an error message naming the bad one, or "" on success.
+std::string parseBindings(const std::vector<std::string> &specs,
+                          std::map<std::string, std::vector<double>> &out);
 
 /// Imports (or parses) the model, runs the compile pipeline, and writes the plan
 /// atomically. On failure prints diagnostics, removes any file at `output` (like a C

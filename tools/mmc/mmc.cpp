@@ -2,6 +2,7 @@
 //
 //   mmc import  <model.onnx | folder> [-o out.mlir] [--no-fold] [--stats]   ONNX -> `mm`
 //   mmc compile <model | file.mlir> -o plan.fb [--target cpu|cuda] [--dtype auto|f32|f16|bf16]
+//               [--bind NAME=VALUE[,VALUE...]]
 //               [--config config.json] [--stats] [--no-fusion]
 //
 //===----------------------------------------------------------------------===//
@@ -58,6 +59,10 @@ static cl::opt<bool> compileStats("stats", cl::sub(compileCmd),
                                   cl::desc("Print op counts and plan statistics to stderr"));
 static cl::opt<bool> compileNoFusion("no-fusion", cl::sub(compileCmd),
                                      cl::desc("Do not run the fusion passes"));
+static cl::list<std::string> compileBind(
+    "bind", cl::sub(compileCmd), cl::value_desc("NAME=VALUE[,VALUE...]"),
+    cl::desc("Replace graph input NAME by a constant (a shape parameter, a branch "
+             "condition); repeatable"));
 
 /// `mmc import`: ONNX file or folder -> mm dialect, shape-folded (-mm-fold-shapes) unless
 /// --no-fold, printed to stdout or written to -o atomically (a temporary file renamed into
@@ -116,6 +121,7 @@ int main(int argc, char **argv) {
     request.config = compileConfig;
     request.stats = compileStats;
     request.fusion = !compileNoFusion;
+    request.bindings.assign(compileBind.begin(), compileBind.end());
     return mm::runCompile(request);
   }
   llvm::WithColor::error(llvm::errs(), "mmc") << "no subcommand given; see 'mmc --help'\n";

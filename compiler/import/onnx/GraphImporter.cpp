@@ -29,6 +29,11 @@ RankedTensorType NodeContext::type(unsigned i) const {
 
 Value NodeContext::outerValue(StringRef name) const { return g_.lookup(name); }
 
+LogicalResult NodeContext::importSubgraph(const onnx::GraphProto &subgraph,
+                                          SmallVectorImpl<Value> &outputs) {
+  return g_.importSubgraph(subgraph, outputs);
+}
+
 LogicalResult NodeContext::requireInputs(unsigned n) const {
   for (unsigned i = 0; i < n; ++i)
     if (!has(i))
@@ -211,6 +216,29 @@ constexpr const char *kContribDomain = "com.microsoft";
 
 bool isDefaultDomain(StringRef domain) { return domain.empty() || domain == "ai.onnx"; }
 
+/// Every name a node of `g` or of its subgraphs (If branches, Loop bodies) reads, and g's
+/// outputs.
+void collectUsedNames(const onnx::GraphProto &g, llvm::StringSet<> &used) {
+  for (const auto &node : g.node()) {
+    for (const auto &in : node.input())
+      used.insert(in);
+    for (const auto &attr : node.attribute()) {
+      if (attr.has_g())
+        collectUsedNames(attr.g(), used);
+      for (const auto &sub : attr.graphs())
+        collectUsedNames(sub, used);
+    }
+  }
+  for (const auto &out : g.output())
+    used.insert(out.name());
+}
+
+/// Optimum's merged decoder input that selects the with-past branch: a bool scalar or
+/// [1] named use_cache_branch.
+bool isUseCacheBranch(StringRef name, RankedTensorType t) {
+  return name == "use_cache_branch" && t.getElementType().isInteger(1) && t.getNumElements() == 1;
+}
+
 ArrayAttr dimsAttr(Builder &b, ArrayRef<std::string> names, int64_t rank) {
   SmallVector<Attribute> attrs;
   for (int64_t i = 0; i < rank; ++i)
@@ -220,8 +248,10 @@ ArrayAttr dimsAttr(Builder &b, ArrayRef<std::string> names, int64_t rank) {
 
 } // namespace
 
-GraphImporter::GraphImporter(const LoadedModel &model, StringRef funcName, ModuleOp module)
-    : model_(model), funcName_(funcName.str()), module_(module), b_(module.getContext()) {}
+GraphImporter::GraphImporter(const LoadedModel &model, StringRef funcName, ModuleOp module,
+                             const InputBindings &bindings)
+    : model_(model), funcName_(funcName.str()), module_(module), b_(module.getContext()),
+      bindings_(bindings) {}
 
 Location GraphImporter::fileLoc() const {
   return FileLineColLoc::get(b_.getContext(), model_.path, 0, 0);
@@ -281,6 +311,7 @@ LogicalResult GraphImporter::createFunction() {
   SmallVector<Type> argTypes;
   SmallVector<const onnx::ValueInfoProto *> args;
   SmallVector<DeclaredType> argDecls;
+  SmallVector<std::pair<const onnx::ValueInfoProto *, DeclaredType>> bound;
   for (const auto &input : g.input()) {
     if (initNames.contains(input.name()))
       continue; // IR version 3 lists initializers as inputs too
@@ -291,6 +322,10 @@ LogicalResult GraphImporter::createFunction() {
       return emitError(nodeLoc(input.name()))
              << "graph input '" << input.name() << "' of '" << model_.path
              << "' has no tensor type with a shape (its rank must be known)";
+    if (bindings_.count(input.name()) || isUseCacheBranch(input.name(), (*d)->type)) {
+      bound.emplace_back(&input, std::move(**d));
+      continue;
+    }
     args.push_back(&input);
     argTypes.push_back((*d)->type);
     argDecls.push_back(std::move(**d));
@@ -299,6 +334,18 @@ LogicalResult GraphImporter::createFunction() {
   b_.setInsertionPointToEnd(module_.getBody());
   func_ = b_.create<func::FuncOp>(fileLoc(), funcName_, b_.getFunctionType(argTypes, {}));
   Block *entry = func_.addEntryBlock();
+  b_.setInsertionPointToStart(entry);
+  for (auto &[input, decl] : bound) {
+    auto it = bindings_.find(input->name());
+    if (it == bindings_.end())
+      emitRemark(nodeLoc(input->name()))
+          << "graph input 'use_cache_branch' of '" << model_.path << "' bound to true "
+          << "(Optimum's merged decoder: mmrun keeps a KV cache, so the with-past branch runs; "
+          << "--bind use_cache_branch=0 takes the other)";
+    auto v = boundInput(*input, decl, it == bindings_.end() ? std::vector<double>{1} : it->second);
+    if (failed(v) || failed(bind(input->name(), *v, nodeLoc(input->name()))))
+      return failure();
+  }
   for (auto [i, input] : llvm::enumerate(args)) {
     func_.setArgAttr(i, "mm.name", b_.getStringAttr(input->name()));
     func_.setArgAttr(i, "mm.dims", dimsAttr(b_, argDecls[i].dimNames, argDecls[i].type.getRank()));
@@ -312,17 +359,89 @@ LogicalResult GraphImporter::createFunction() {
   return success();
 }
 
+FailureOr<Value> GraphImporter::boundInput(const onnx::ValueInfoProto &input,
+                                           const DeclaredType &decl, std::vector<double> values) {
+  Location loc = nodeLoc(input.name());
+  RankedTensorType t = decl.type;
+  if (t.getRank() == 1 && t.isDynamicDim(0))
+    t = RankedTensorType::get({static_cast<int64_t>(values.size())}, t.getElementType());
+  if (!t.hasStaticShape())
+    return emitError(loc) << "--bind " << input.name() << ": the input's type " << decl.type
+                          << " has unknown dims; only inputs of a known shape (or 1-D) can be bound";
+  const int64_t n = t.getNumElements();
+  if (values.size() == 1 && n != 1)
+    values.assign(static_cast<size_t>(n), values[0]);
+  if (static_cast<int64_t>(values.size()) != n)
+    return emitError(loc) << "--bind " << input.name() << ": " << values.size()
+                          << " values for an input of type " << t << " (" << n << " elements)";
+  Type e = t.getElementType();
+  DenseElementsAttr attr;
+  if (auto f = dyn_cast<FloatType>(e)) {
+    SmallVector<APFloat> xs;
+    for (double v : values) {
+      APFloat x(v);
+      bool lost = false;
+      x.convert(f.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+      xs.push_back(x);
+    }
+    attr = DenseElementsAttr::get(t, xs);
+  } else if (auto i = dyn_cast<IntegerType>(e)) {
+    SmallVector<APInt> xs;
+    for (double v : values) {
+      if (v != std::floor(v))
+        return emitError(loc) << "--bind " << input.name() << ": " << v
+                              << " is not an integer, and the input is " << t;
+      xs.push_back(APInt(i.getWidth(), static_cast<uint64_t>(static_cast<int64_t>(v)), true));
+    }
+    attr = DenseElementsAttr::get(t, xs);
+  } else {
+    return emitError(loc) << "--bind " << input.name() << ": cannot bind an input of type " << t;
+  }
+  auto c = b_.create<ConstantOp>(loc, t, attr);
+  known_.infer(c);
+  return c.getResult();
+}
+
+LogicalResult GraphImporter::importSubgraph(const onnx::GraphProto &subgraph,
+                                            SmallVectorImpl<Value> &outputs) {
+  for (const onnx::TensorProto &init : subgraph.initializer()) {
+    Location loc = nodeLoc(init.name());
+    b_.setInsertionPointToEnd(&func_.getBody().front());
+    auto type = tensorType(init, loc, "initializer '" + init.name() + "'");
+    if (failed(type))
+      return failure();
+    std::optional<ArrayRef<char>> raw;
+    if (init.has_raw_data())
+      raw = ArrayRef<char>(init.raw_data().data(), init.raw_data().size());
+    auto value = tensorValue(init, *type, raw, loc, "initializer '" + init.name() + "'");
+    if (failed(value))
+      return failure();
+    auto c = b_.create<ConstantOp>(loc, *type, *value);
+    known_.infer(c);
+    if (failed(bind(init.name(), c, loc)))
+      return failure();
+  }
+  const auto &nodes = subgraph.node();
+  for (int i = 0; i < nodes.size(); ++i)
+    if (failed(importNode(nodes[i], i)))
+      return failure();
+  for (const auto &out : subgraph.output()) {
+    Value v = values_.lookup(out.name());
+    if (!v)
+      return emitError(nodeLoc(out.name())) << "subgraph '" << subgraph.name() << "' output '"
+                                            << out.name() << "' is never defined";
+    outputs.push_back(v);
+  }
+  return success();
+}
+
 LogicalResult GraphImporter::importInitializers() {
   const auto &g = model_.model.graph();
   if (g.sparse_initializer_size() > 0)
     return emitError(nodeLoc(g.sparse_initializer(0).values().name()))
            << "'" << model_.path << "' has sparse initializers, which are not supported";
   llvm::StringSet<> used;
-  for (const auto &node : g.node())
-    for (const auto &in : node.input())
-      used.insert(in);
-  for (const auto &out : g.output())
-    used.insert(out.name());
+  collectUsedNames(g, used);
 
   FileSizes sizes;
   for (const Initializer &init : model_.initializers) {

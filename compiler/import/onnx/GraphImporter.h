@@ -12,6 +12,10 @@
 
 #include "llvm/ADT/StringMap.h"
 
+#include <map>
+#include <string>
+#include <vector>
+
 namespace mm::onnx_import {
 
 class GraphImporter;
@@ -43,6 +47,9 @@ public:
   mlir::Value outerValue(llvm::StringRef name) const;
   /// Errors unless inputs [0, n) are all present.
   mlir::LogicalResult requireInputs(unsigned n) const;
+  /// Imports a subgraph attribute's nodes in place (GraphImporter::importSubgraph).
+  mlir::LogicalResult importSubgraph(const onnx::GraphProto &subgraph,
+                                     llvm::SmallVectorImpl<mlir::Value> &outputs);
 
   // ---- attributes ----------------------------------------------------------
   const onnx::AttributeProto *attr(llvm::StringRef name) const;
@@ -132,10 +139,14 @@ void addNormExtraOps(OpTable &table); // OpsNormExtra.cpp
 void addContribOps(OpTable &table);
 void addOnnxruntimeDefaultDomainOps(OpTable &table);
 
+/// Graph inputs replaced by constants: name -> row-major values (ImportOptions::bindings).
+using InputBindings = std::map<std::string, std::vector<double>>;
+
 /// Imports the main graph of `model` as func.func @`funcName` at the end of `module`.
 class GraphImporter {
 public:
-  GraphImporter(const LoadedModel &model, llvm::StringRef funcName, mlir::ModuleOp module);
+  GraphImporter(const LoadedModel &model, llvm::StringRef funcName, mlir::ModuleOp module,
+                const InputBindings &bindings = {});
 
   /// Builds the function; on failure the diagnostics are emitted and the partial function
   /// is erased.
@@ -147,6 +158,12 @@ public:
   mlir::Value lookup(llvm::StringRef name) const { return values_.lookup(name); }
   llvm::StringRef file() const { return model_.path; }
 
+  /// Imports the nodes of `subgraph` (an If branch: it reads this graph's values by name)
+  /// in place, at the end of the function, and sets `outputs` to its outputs' values. Its
+  /// initializers must hold their data inline (they become mm.constant).
+  mlir::LogicalResult importSubgraph(const onnx::GraphProto &subgraph,
+                                     llvm::SmallVectorImpl<mlir::Value> &outputs);
+
 private:
   mlir::LogicalResult importGraph();
   mlir::LogicalResult readDeclaredTypes();
@@ -154,6 +171,9 @@ private:
   mlir::LogicalResult importInitializers();
   mlir::LogicalResult importNode(const onnx::NodeProto &node, size_t index);
   mlir::LogicalResult bind(const std::string &name, mlir::Value v, mlir::Location loc);
+  /// The constant an input bound to `values` becomes (a diagnostic when they do not fit).
+  mlir::FailureOr<mlir::Value> boundInput(const onnx::ValueInfoProto &input,
+                                          const DeclaredType &decl, std::vector<double> values);
   mlir::LogicalResult finishFunction();
   mlir::Location fileLoc() const;
   mlir::Location nodeLoc(llvm::StringRef name) const;
@@ -167,6 +187,7 @@ private:
   int64_t defaultOpset_ = -1;
   llvm::StringMap<mlir::Value> values_;
   llvm::StringMap<DeclaredType> declared_;
+  const InputBindings &bindings_;
 };
 
 } // namespace mm::onnx_import

@@ -2,6 +2,8 @@
 #include "compiler/import/onnx/OnnxImporter.h"
 
 #include "compiler/import/onnx/GraphImporter.h"
+
+#include <set>
 #include "compiler/import/onnx/ModelLoader.h"
 #include "mm/MMDialect.h"
 
@@ -63,22 +65,35 @@ FailureOr<std::vector<std::string>> graphFiles(StringRef path, Location loc) {
 
 } // namespace
 
-FailureOr<OwningOpRef<ModuleOp>> importOnnx(StringRef path, MLIRContext &ctx) {
+FailureOr<OwningOpRef<ModuleOp>> importOnnx(StringRef path, MLIRContext &ctx,
+                                            const ImportOptions &options) {
   ctx.loadDialect<MMDialect, func::FuncDialect>();
   Location loc = FileLineColLoc::get(&ctx, path, 0, 0);
   auto files = graphFiles(path, loc);
   if (failed(files))
     return failure();
 
-  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  std::vector<std::unique_ptr<onnx_import::LoadedModel>> models;
+  std::set<std::string> inputs; // of every graph, to check the bindings before importing
   for (const std::string &file : *files) {
     auto model = onnx_import::loadModel(file, FileLineColLoc::get(&ctx, file, 0, 0));
     if (failed(model))
       return failure();
-    StringRef stem = llvm::sys::path::stem(file);
+    for (const auto &input : (*model)->model.graph().input())
+      inputs.insert(input.name());
+    models.push_back(std::move(*model));
+  }
+  for (const auto &[name, values] : options.bindings)
+    if (!inputs.count(name))
+      return emitError(loc) << "--bind " << name << ": no graph of '" << path
+                            << "' has an input named '" << name << "'";
+
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  for (const auto &model : models) {
+    StringRef stem = llvm::sys::path::stem(model->path);
     if (module->lookupSymbol(stem))
       return emitError(loc) << "two graphs named '" << stem << "'";
-    if (failed(onnx_import::GraphImporter(**model, stem, *module).run()))
+    if (failed(onnx_import::GraphImporter(*model, stem, *module, options.bindings).run()))
       return failure();
   }
   if (failed(verify(*module)))

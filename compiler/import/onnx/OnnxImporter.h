@@ -16,7 +16,20 @@
 
 #include "llvm/ADT/StringRef.h"
 
+#include <map>
+#include <string>
+#include <vector>
+
 namespace mm {
+
+/// What the importer is told besides the model.
+struct ImportOptions {
+  /// Graph inputs replaced by constants (`mmc compile --bind NAME=V,V,...`): name -> the
+  /// values in row-major order, for the input's declared shape (one value fills it; a
+  /// rank-1 input of unknown size takes as many as given). Each name must be an input of
+  /// one of the graphs imported.
+  std::map<std::string, std::vector<double>> bindings;
+};
 
 /// Imports an ONNX model into a new module of `mm` ops.
 ///
@@ -33,12 +46,20 @@ namespace mm {
 ///    in typed fields), which become `mm.constant`, like ONNX Constant nodes;
 ///  - op locations are NameLoc(node name) around FileLineColLoc(model file).
 ///
+///  - a bound input (options.bindings) is an `mm.constant`, not an argument. Optimum's
+///    merged decoders take a bool `use_cache_branch` that selects, in an If, the graph
+///    with past key/values or the one without: unless bound otherwise it is bound to true
+///    (a remark says so), since mmrun keeps a KV cache and feeds an empty past to the
+///    prefill, which the with-past graph takes; an If whose condition is then known
+///    imports its taken branch only.
+///
 /// Errors (unsupported op, malformed or truncated file, missing external data, data past
-/// the end of a file, inconsistent shapes) are reported as MLIR diagnostics located at
-/// the file / node, and the call returns failure. The caller's context must allow loading
-/// dialects (the mm and func dialects are loaded here).
-mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>> importOnnx(llvm::StringRef path,
-                                                              mlir::MLIRContext &ctx);
+/// the end of a file, inconsistent shapes, a binding of an unknown input or of the wrong
+/// number of values) are reported as MLIR diagnostics located at the file / node, and the
+/// call returns failure. The caller's context must allow loading dialects (the mm and func
+/// dialects are loaded here).
+mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>>
+importOnnx(llvm::StringRef path, mlir::MLIRContext &ctx, const ImportOptions &options = {});
 
 } // namespace mm
 

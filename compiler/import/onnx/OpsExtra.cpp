@@ -233,6 +233,32 @@ LogicalResult importLoop(NodeContext &c) {
   return success();
 }
 
+/// If(cond) whose condition is known when the graph is imported (a constant, or an input
+/// bound with --bind, as Optimum's use_cache_branch is by default): the taken branch's
+/// nodes are imported in place and its outputs become the node's; the other branch is not
+/// imported. A condition computed at run time is unsupported (control flow).
+LogicalResult importIf(NodeContext &c) {
+  if (failed(c.requireInputs(1)))
+    return failure();
+  auto cond = c.constInts(c.in(0));
+  if (!cond || cond->size() != 1)
+    return c.unsupported("If whose condition is computed at run time (control flow); bind the "
+                         "graph input it comes from with mmc compile --bind NAME=VALUE");
+  const char *branchName = (*cond)[0] ? "then_branch" : "else_branch";
+  const onnx::AttributeProto *branch = c.attr(branchName);
+  if (!branch || !branch->has_g())
+    return c.error() << "has no " << branchName << " graph";
+  SmallVector<Value> outputs;
+  if (failed(c.importSubgraph(branch->g(), outputs)))
+    return failure();
+  if (outputs.size() != c.numOutputs())
+    return c.error() << branchName << " has " << outputs.size() << " outputs for the node's "
+                     << c.numOutputs();
+  for (auto [i, v] : llvm::enumerate(outputs))
+    c.setOutput(i, v);
+  return success();
+}
+
 /// [0, n) as i64, shaped to broadcast along dim `axis` of a rank-`rank` tensor.
 Value iotaAlong(NodeContext &c, int64_t n, int64_t axis, int64_t rank) {
   Type i64 = c.builder().getI64Type();
@@ -415,6 +441,7 @@ void addExtraOps(OpTable &t) {
   t["Size"] = importSize;
   t["LogSoftmax"] = importLogSoftmax;
   t["Loop"] = importLoop;
+  t["If"] = importIf;
   t["Hardmax"] = importHardmax;
   t["IsInf"] = importIsInf;
   t["EyeLike"] = importEyeLike;

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/import/onnx/GraphImporter.h"
+#include "compiler/import/onnx/OpBuilders.h"
 #include "compiler/import/onnx/ShapeInference.h"
 
 #include "mm/MMOps.h"
@@ -241,12 +242,22 @@ LogicalResult importConstantOfShape(NodeContext &c) {
   return success();
 }
 
+/// Range(start, limit, delta): scalars, or one-element vectors as onnxruntime also takes
+/// (ONNX's AffineGrid function body feeds Split outputs), squeezed to scalars.
 LogicalResult importRange(NodeContext &c) {
   if (failed(c.requireInputs(3)))
     return failure();
-  for (unsigned i = 0; i < 3; ++i)
-    if (c.type(i).getRank() != 0)
-      return c.error() << "start, limit and delta must be scalars, got " << c.type(i);
+  Value operands[3];
+  for (unsigned i = 0; i < 3; ++i) {
+    RankedTensorType t = c.type(i);
+    if (t.getRank() == 1 && t.getDimSize(0) == 1)
+      operands[i] = buildSqueeze(c, c.in(i), 0);
+    else if (t.getRank() == 0)
+      operands[i] = c.in(i);
+    else
+      return c.error() << "start, limit and delta must be scalars (or one-element vectors), got "
+                       << t;
+  }
   int64_t len = kDyn;
   auto start = c.constScalar(0), limit = c.constScalar(1), delta = c.constScalar(2);
   auto ks = c.constInts(c.in(0)), kl = c.constInts(c.in(1)), kd = c.constInts(c.in(2));
@@ -263,7 +274,7 @@ LogicalResult importRange(NodeContext &c) {
       len = static_cast<int64_t>(n);
   }
   auto type = RankedTensorType::get({len}, c.type(0).getElementType());
-  c.setOutput(0, c.create<RangeOp>(type, c.in(0), c.in(1), c.in(2)));
+  c.setOutput(0, c.create<RangeOp>(type, operands[0], operands[1], operands[2]));
   return success();
 }
 

@@ -351,6 +351,12 @@ def error_models():
                    [vi("x", F, [3])], [vi("y", F, [3])], 17)
     custom.opset_import.append(helper.make_opsetid("com.example", 1))
     out["err_custom_domain"] = custom
+    # An If on a graph input: a run-time condition (mmc compile --bind flag=1 takes a branch).
+    then_g = helper.make_graph([node("Neg", ["x"], ["t"])], "then", [], [vi("t", F, [3])])
+    else_g = helper.make_graph([node("Abs", ["x"], ["e"])], "else", [], [vi("e", F, [3])])
+    out["if_on_input"] = model([helper.make_node("If", ["flag"], ["y"], name="branch",
+                                                 then_branch=then_g, else_branch=else_g)],
+                               [vi("flag", TensorProto.BOOL, []), vi("x", F, [3])], [vi("y", F, [3])], 17)
     out["err_dynamic_axes"] = model(
         [node("Shape", ["x"], ["s"]), node("Slice", ["s", "zero", "one"], ["ax"]),
          node("Squeeze", ["x", "ax"], ["y"])],
