@@ -207,6 +207,7 @@ const OpTable &contribTable() {
   static const OpTable table = [] {
     OpTable t;
     addContribOps(t);
+    addContribAttentionOps(t);
     return t;
   }();
   return table;

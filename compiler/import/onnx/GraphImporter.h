@@ -137,6 +137,7 @@ void addNormExtraOps(OpTable &table); // OpsNormExtra.cpp
 /// onnxruntime's contrib ops (OpsContrib.cpp): the com.microsoft domain, and the ones
 /// onnxruntime registers in the ai.onnx domain (SimplifiedLayerNormalization).
 void addContribOps(OpTable &table);
+void addContribAttentionOps(OpTable &table); // OpsContribAttention.cpp
 void addOnnxruntimeDefaultDomainOps(OpTable &table);
 
 /// Graph inputs replaced by constants: name -> row-major values (ImportOptions::bindings).

@@ -75,6 +75,82 @@ def cases():
                              [("x", x)], [("y", [2, 3, 16])])
     out["quick_gelu_alpha"] = case([helper.make_node("QuickGelu", ["x"], ["y"], domain=MS, alpha=1.5)],
                                    [("x", x)], [("y", [2, 3, 16])])
+    out.update(rotary_cases())
+    out.update(attention_cases())
+    return out
+
+
+def rotary_caches(max_pos, half):
+    inv = 1.0 / (10000 ** (np.arange(half, dtype=np.float64) / half))
+    ang = np.arange(max_pos)[:, None] * inv[None, :]
+    return np.cos(ang).astype(np.float32), np.sin(ang).astype(np.float32)
+
+
+def rotary_cases():
+    cos8, sin8 = rotary_caches(16, 8)
+    cos4, sin4 = rotary_caches(16, 4)
+    pos = rng.integers(0, 12, [2, 3]).astype(np.int64)
+    out = {}
+    out["rotary_3d"] = case(
+        [helper.make_node("RotaryEmbedding", ["x", "pos", "cos", "sin"], ["y"], domain=MS, num_heads=2)],
+        [("x", normal([2, 3, 32])), ("pos", pos)], [("y", [2, 3, 32])], [("cos", cos8), ("sin", sin8)])
+    out["rotary_4d_offset_interleaved"] = case(
+        [helper.make_node("RotaryEmbedding", ["x", "pos", "cos", "sin"], ["y"], domain=MS, interleaved=1)],
+        [("x", normal([2, 2, 3, 16])), ("pos", np.array([2], np.int64))], [("y", [2, 2, 3, 16])],
+        [("cos", cos8), ("sin", sin8)])
+    out["rotary_partial"] = case(
+        [helper.make_node("RotaryEmbedding", ["x", "pos", "cos", "sin"], ["y"], domain=MS, num_heads=2,
+                          rotary_embedding_dim=8)],
+        [("x", normal([2, 3, 32])), ("pos", pos)], [("y", [2, 3, 32])], [("cos", cos4), ("sin", sin4)])
+    return out
+
+
+def attention_cases():
+    out = {}
+    b, s, n, h, p = 2, 3, 2, 16, 4
+    d = n * h
+    out["mha_self_past_bias_causal"] = case(
+        [helper.make_node("MultiHeadAttention", ["q", "k", "v", "bias", "", "", "pk", "pv"], ["y", "pk_out", "pv_out"],
+                          domain=MS, num_heads=n, unidirectional=1)],
+        [("q", normal([b, s, d])), ("k", normal([b, s, d])), ("v", normal([b, s, d])),
+         ("pk", normal([b, n, p, h])), ("pv", normal([b, n, p, h]))],
+        [("y", [b, s, d]), ("pk_out", [b, n, p + s, h]), ("pv_out", [b, n, p + s, h])],
+        [("bias", normal([3 * d], 0, 0.1))])
+    out["mha_cross_projected_kv"] = case(
+        [helper.make_node("MultiHeadAttention", ["q", "k", "v", "bias"], ["y"], domain=MS, num_heads=n,
+                          scale=0.3)],
+        [("q", normal([b, s, d])), ("k", normal([b, n, 5, h])), ("v", normal([b, n, 5, h]))],
+        [("y", [b, s, d])], [("bias", normal([3 * d], 0, 0.1))])
+    keep = np.ones([b, s], np.int32)
+    keep[1, 2] = 0
+    out["mha_padding_mask_bias"] = case(
+        [helper.make_node("MultiHeadAttention", ["q", "k", "v", "", "keep", "ab"], ["y"], domain=MS, num_heads=n)],
+        [("q", normal([b, s, d])), ("k", normal([b, s, d])), ("v", normal([b, s, d])), ("keep", keep)],
+        [("y", [b, s, d])], [("ab", normal([1, n, s, s], 0, 0.5))])
+    # GroupQueryAttention: 4 query heads over 2 KV heads, head size 16, rotary over it all.
+    nq, nkv, ms = 4, 2, 16
+    cos, sin = rotary_caches(ms, h // 2)
+    def gqa(name, seq, past, batch=1, rotary=1, packed=False, **attrs):
+        ins = ["q"] if packed else ["q", "k", "v"]
+        ins += ["", ""] if packed else []
+        ins += ["pk", "pv"] if past else ["", ""]
+        ins += ["seqlens", "total"] + (["cos", "sin"] if rotary else [])
+        feeds = [("q", normal([batch, seq, (nq + 2 * nkv) * h] if packed else [batch, seq, nq * h]))]
+        if not packed:
+            feeds += [("k", normal([batch, seq, nkv * h])), ("v", normal([batch, seq, nkv * h]))]
+        if past:
+            feeds += [("pk", normal([batch, nkv, past, h])), ("pv", normal([batch, nkv, past, h]))]
+        feeds += [("seqlens", np.full([batch], past + seq - 1, np.int32)),
+                  ("total", np.array(past + seq, np.int32))]
+        outs = [("y", [batch, seq, nq * h]), ("k_out", [batch, nkv, past + seq, h]), ("v_out", [batch, nkv, past + seq, h])]
+        out[name] = case([helper.make_node("GroupQueryAttention", ins, [o for o, _ in outs], domain=MS,
+                                           num_heads=nq, kv_num_heads=nkv, do_rotary=rotary, **attrs)],
+                         feeds, outs, [("cos", cos), ("sin", sin)] if rotary else [])
+    gqa("gqa_prompt_rotary", seq=4, past=0)
+    gqa("gqa_decode_rotary", seq=1, past=5)
+    gqa("gqa_batch2_prompt", seq=4, past=0, batch=2)
+    gqa("gqa_packed_no_rotary", seq=4, past=0, rotary=0, packed=True)
+    gqa("gqa_softcap_interleaved", seq=3, past=2, softcap=2.0, rotary_interleaved=1)
     return out
 
 

@@ -351,6 +351,19 @@ def error_models():
                    [vi("x", F, [3])], [vi("y", F, [3])], 17)
     custom.opset_import.append(helper.make_opsetid("com.example", 1))
     out["err_custom_domain"] = custom
+    # Contrib attention features mmc refuses by name.
+    gqa = model([helper.make_node("GroupQueryAttention", ["q", "k", "v", "", "", "sl", "tot"], ["y"],
+                                  name="gqa", domain="com.microsoft", num_heads=2, kv_num_heads=1,
+                                  local_window_size=4)],
+                [vi("q", F, [1, 3, 32]), vi("k", F, [1, 3, 16]), vi("v", F, [1, 3, 16]),
+                 vi("sl", TensorProto.INT32, [1]), vi("tot", TensorProto.INT32, [])], [vi("y", F, [1, 3, 32])], 17)
+    gqa.opset_import.append(helper.make_opsetid("com.microsoft", 1))
+    out["err_gqa_local_window"] = gqa
+    mha = model([helper.make_node("MultiHeadAttention", ["q"], ["y"], name="mha", domain="com.microsoft",
+                                  num_heads=2)],
+                [vi("q", F, [1, 3, 2, 3, 16])], [vi("y", F, [1, 3, 32])], 17)
+    mha.opset_import.append(helper.make_opsetid("com.microsoft", 1))
+    out["err_mha_packed_qkv"] = mha
     # An If on a graph input: a run-time condition (mmc compile --bind flag=1 takes a branch).
     then_g = helper.make_graph([node("Neg", ["x"], ["t"])], "then", [], [vi("t", F, [3])])
     else_g = helper.make_graph([node("Abs", ["x"], ["e"])], "else", [], [vi("e", F, [3])])
