@@ -176,11 +176,9 @@ std::optional<LayerNormMatch> matchLayerNorm(Operation *op, std::string &why) {
   m.last = last;
   m.resultType = tensorTypeOf(last->getResult(0));
   m.input = normInput(core->xf, m.resultType.getElementType());
-  if (tensorTypeOf(m.input).getShape() != m.resultType.getShape())
-    why = "its input and result shapes differ";
-  else if (!usesConfined(interior, last))
-    why = "a value inside it is also used outside it";
-  else if (!m.scale && !RankedTensorType::get(normalized, m.resultType.getElementType()).hasStaticShape())
+  why = normMatchProblem(m.input, m.resultType, interior, last);
+  if (why.empty() && !m.scale &&
+      !RankedTensorType::get(normalized, m.resultType.getElementType()).hasStaticShape())
     why = "it has no scale and dynamic normalized dims";
   if (!why.empty())
     return std::nullopt;
@@ -223,13 +221,8 @@ struct FuseLayerNormPass : public mm::impl::FuseLayerNormBase<FuseLayerNormPass>
     patterns.add<FuseLayerNormPattern>(&getContext());
     if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
-    if (!reportNearMisses)
-      return;
-    std::string why;
-    getOperation().walk([&](Operation *op) {
-      if (!matchLayerNorm(op, why) && !why.empty())
-        reportNearMiss(op, "layer_norm", why);
-    });
+    if (reportNearMisses)
+      fusion::reportNearMisses(getOperation(), "layer_norm", matchLayerNorm);
   }
 };
 

@@ -151,11 +151,8 @@ std::optional<RMSMatch> matchRMSNorm(Operation *op, std::string &why) {
   m.last = last;
   m.resultType = tensorTypeOf(last->getResult(0));
   m.input = normInput(core->xf, m.resultType.getElementType());
-  if (tensorTypeOf(m.input).getShape() != m.resultType.getShape())
-    why = "its input and result shapes differ";
-  else if (!usesConfined(interior, last))
-    why = "a value inside it is also used outside it";
-  else if (!m.scale && ShapedType::isDynamic(lastDim))
+  why = normMatchProblem(m.input, m.resultType, interior, last);
+  if (why.empty() && !m.scale && ShapedType::isDynamic(lastDim))
     why = "it has no weight and a dynamic last dim";
   if (!why.empty())
     return std::nullopt;
@@ -196,13 +193,8 @@ struct FuseRMSNormPass : public mm::impl::FuseRMSNormBase<FuseRMSNormPass> {
     patterns.add<FuseRMSNormPattern>(&getContext());
     if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
-    if (!reportNearMisses)
-      return;
-    std::string why;
-    getOperation().walk([&](Operation *op) {
-      if (!matchRMSNorm(op, why) && !why.empty())
-        reportNearMiss(op, "rms_norm", why);
-    });
+    if (reportNearMisses)
+      fusion::reportNearMisses(getOperation(), "rms_norm", matchRMSNorm);
   }
 };
 

@@ -160,6 +160,15 @@ void reportNearMiss(Operation *anchor, StringRef pattern, StringRef why) {
                        << " not raised: " << why;
 }
 
+std::string normMatchProblem(Value input, RankedTensorType resultType, ArrayRef<Operation *> interior,
+                             Operation *last) {
+  if (tensorTypeOf(input).getShape() != resultType.getShape())
+    return "its input and result shapes differ";
+  if (!usesConfined(interior, last))
+    return "a value inside it is also used outside it";
+  return "";
+}
+
 Value createSplatConstant(OpBuilder &b, Location loc, RankedTensorType type, double value) {
   auto floatType = cast<FloatType>(type.getElementType());
   bool lostInfo = false;

@@ -18,6 +18,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <optional>
+#include <string>
 
 namespace mm::fusion {
 
@@ -131,6 +132,23 @@ mlir::Value normInput(mlir::Value xf, mlir::Type elem);
 /// report with their report-near-misses option; `mmc compile` collects the remarks
 /// (--stats lists them; an attention left in a decoder is also a warning).
 void reportNearMiss(mlir::Operation *anchor, llvm::StringRef pattern, llvm::StringRef why);
+
+/// Why a norm whose pattern grew from its core to `last` cannot be raised, or "" when it
+/// can: the fused op's input (normInput) must have the result's shape, and no value
+/// inside the pattern (`interior`) may be used outside it.
+std::string normMatchProblem(mlir::Value input, mlir::RankedTensorType resultType,
+                             llvm::ArrayRef<mlir::Operation *> interior, mlir::Operation *last);
+
+/// Reports a near miss (reportNearMiss) at every op of `root` for which `match(op, why)`
+/// finds no match but sets `why`: the blocks a pass left after its rewrites.
+template <typename MatchFn>
+void reportNearMisses(mlir::Operation *root, llvm::StringRef pattern, MatchFn &&match) {
+  std::string why;
+  root->walk([&](mlir::Operation *op) {
+    if (!match(op, why) && !why.empty())
+      reportNearMiss(op, pattern, why);
+  });
+}
 
 /// A uniform float constant of type `type` (an `mm.constant` splat) built at the
 /// rewriter's insertion point.

@@ -148,6 +148,13 @@ FailureOr<Value> fullWidth(NodeContext &c, Value half, bool interleaved) {
   return buildReshape(c, twice, target);
 }
 
+Value buildAttention(NodeContext &c, Value q, Value k, Value v, Value mask, float scale, bool causal) {
+  Shape qs = shapeOf(q), vs = shapeOf(v);
+  Shape out{isDyn(qs[0]) ? vs[0] : qs[0], qs[1], qs[2], vs[3]};
+  return c.create<AttentionOp>(withShape(q, out), q, k, v, mask, c.builder().getF32FloatAttr(scale),
+                               c.builder().getBoolAttr(causal));
+}
+
 FailureOr<Value> concatPast(NodeContext &c, Value past, Value cur) {
   if (!past)
     return cur;

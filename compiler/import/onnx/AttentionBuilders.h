@@ -60,6 +60,11 @@ mlir::FailureOr<mlir::Value> composedAttention(NodeContext &c, mlir::Value q, ml
 /// (rotate-half) or each value twice in a row (interleaved).
 mlir::FailureOr<mlir::Value> fullWidth(NodeContext &c, mlir::Value half, bool interleaved);
 
+/// mm.attention(q [B, Hq, S, D], k, v [B, Hkv, T, Dv], mask) -> [B, Hq, S, Dv] (a dynamic
+/// batch of q taken from v).
+mlir::Value buildAttention(NodeContext &c, mlir::Value q, mlir::Value k, mlir::Value v,
+                           mlir::Value mask, float scale, bool causal);
+
 /// present = concat(past, cur) along the sequence axis of [B, H, T, D] (`cur` when there
 /// is no past): the KV-cache append the plan's KV slots are made of.
 mlir::FailureOr<mlir::Value> concatPast(NodeContext &c, mlir::Value past, mlir::Value cur);

@@ -86,7 +86,7 @@ LogicalResult importSkipSimplifiedLayerNorm(NodeContext &c) {
   Builder &b = c.builder();
   auto t = c.type(0);
   auto op = c.create<AddRMSNormOp>(TypeRange{t, t}, operands->first, operands->second, c.in(2),
-                                   b.getF32FloatAttr(c.attrFloat("epsilon", 1e-5f)),
+                                   b.getF32FloatAttr(c.attrFloat("epsilon", 1e-12f)),
                                    b.getF32FloatAttr(0.0f));
   c.setOutput(0, op.getResult());
   c.setOutput(3, op.getSum());

@@ -217,10 +217,7 @@ LogicalResult importMultiHeadAttention(NodeContext &c) {
   bool causal = c.attrInt("unidirectional", 0) != 0;
   if (causal && !provablyEqualDims(q, 2, k, 2))
     return c.unsupported("unidirectional with a key length other than the query's");
-  Shape qs = shapeOf(q), vs = shapeOf(*presentV);
-  Value y = c.create<AttentionOp>(withShape(q, {qs[0], qs[1], qs[2], vs[3]}), q, *presentK, *presentV,
-                                  *mask, c.builder().getF32FloatAttr(*scale),
-                                  c.builder().getBoolAttr(causal));
+  Value y = buildAttention(c, q, *presentK, *presentV, *mask, *scale, causal);
   c.setOutput(0, mergeHeads(c, y));
   c.setOutput(1, *presentK);
   c.setOutput(2, *presentV);
@@ -342,9 +339,7 @@ LogicalResult importGroupQueryAttention(NodeContext &c) {
       return failure();
     y = *composed;
   } else {
-    Shape qs = shapeOf(q), vs = shapeOf(*presentV);
-    y = c.create<AttentionOp>(withShape(q, {qs[0], qs[1], qs[2], vs[3]}), q, *presentK, *presentV,
-                              mask, c.builder().getF32FloatAttr(*scale), c.builder().getBoolAttr(true));
+    y = buildAttention(c, q, *presentK, *presentV, mask, *scale, /*causal=*/true);
   }
   c.setOutput(0, mergeHeads(c, y));
   c.setOutput(1, *presentK);

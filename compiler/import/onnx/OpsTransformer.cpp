@@ -103,12 +103,7 @@ LogicalResult importAttention(NodeContext &c) {
       return failure();
     y = *composed;
   } else {
-    Shape qs = shapeOf(q), vs = shapeOf(*presentV);
-    Shape out{qs[0], qs[1], qs[2], vs[3]};
-    if (isDyn(out[0]))
-      out[0] = vs[0];
-    y = c.create<AttentionOp>(withShape(q, out), q, *presentK, *presentV, mask,
-                              c.builder().getF32FloatAttr(scale), c.builder().getBoolAttr(causal));
+    y = buildAttention(c, q, *presentK, *presentV, mask, scale, causal);
   }
   if (rank == 3)
     y = mergeHeads(c, y);

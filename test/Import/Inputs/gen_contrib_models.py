@@ -77,6 +77,10 @@ def cases():
                                    [("x", x)], [("y", [2, 3, 16])])
     out.update(rotary_cases())
     out.update(attention_cases())
+    # Without an epsilon attribute: onnxruntime's default for the Skip norms is 1e-12.
+    out["skip_simplified_layer_norm_default_eps"] = case(
+        [helper.make_node("SkipSimplifiedLayerNormalization", ["x", "skip", "gamma"], ["y"], domain=MS)],
+        [("x", x * 1e-3), ("skip", skip * 1e-3)], [("y", [2, 3, 16])], [("gamma", gamma)])
     return out
 
 
