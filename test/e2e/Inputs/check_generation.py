@@ -11,6 +11,7 @@ prints the tokens without requiring them to match (reduced-precision plans).
 """
 import argparse
 import json
+import math
 import os
 import subprocess
 import sys
@@ -61,15 +62,27 @@ print(f"timing: vision {timing['vision_encoder_ms']:.2f} ms, ttft {timing['time_
       f"decode {timing['decode_tokens_per_s']:.1f} tok/s")
 
 
+def max_abs_error(got, want):
+    """max |got - want|, NaN-exact: a NaN matches only a NaN (else the error is infinite),
+    equal values (infinities included) have error 0."""
+    err = 0.0
+    for a, b in zip(got, want):
+        if a == b or (math.isnan(a) and math.isnan(b)):
+            continue
+        d = abs(a - b)
+        err = max(err, math.inf if math.isnan(d) else d)
+    return err
+
+
 def check(name, atol, rtol=None):
     global ok
     got_shape, got = npy.load(os.path.join(work, name))
     want_shape, want_values = npy.load(os.path.join(ref, name))
-    if len(got) != len(want_values):
-        print(f"FAIL {name}: {got_shape} vs reference {want_shape}")
+    if tuple(got_shape) != tuple(want_shape):
+        print(f"FAIL {name}: shape {tuple(got_shape)} vs reference {tuple(want_shape)}")
         ok = False
         return
-    err = max(abs(a - b) for a, b in zip(got, want_values))
+    err = max_abs_error(got, want_values)
     if rtol is not None:
         scale = max(abs(b) for b in want_values)
         limit = rtol * scale
