@@ -45,9 +45,26 @@ std::vector<int64_t> parseIds(const std::string &text) {
 
 namespace {
 
+/// What the generator's functions hold besides the KV cache: the weights they read (on
+/// the device for CUDA; mapped from the plan on the CPU) and their activation arenas.
+struct MemorySplit {
+  uint64_t weightBytes = 0, arenaBytes = 0;
+};
+
+double mib(uint64_t bytes) { return static_cast<double>(bytes) / (1 << 20); }
+
+/// Bytes of the weights a function reads.
+uint64_t functionWeightBytes(const FunctionInfo &fn) {
+  uint64_t bytes = 0;
+  for (const TensorInfo &t : fn.tensors)
+    if (t.kind == TensorKind::weight)
+      bytes += t.value.nbytes();
+  return bytes;
+}
+
 /// Prints tokens, timings and memory (text or JSON); writes --dump-dir files.
 void report(const GenerationResult &r, const GenerateOptions &o, double deviceMiB,
-            const nlohmann::json &graphStats, llvm::raw_ostream &os) {
+            const MemorySplit &memory, const nlohmann::json &graphStats, llvm::raw_ostream &os) {
   double rss = peakResidentMiB();
   if (!o.dumpDir.empty()) {
     makeDirectories(o.dumpDir);
@@ -69,7 +86,8 @@ void report(const GenerationResult &r, const GenerateOptions &o, double deviceMi
                    {"time_to_first_token_ms", r.ttftMs},
                    {"decode_ms", r.decodeMs},
                    {"decode_tokens_per_s", r.decodeTokensPerSecond}};
-    j["memory"] = {{"peak_rss_mib", rss}, {"kv_cache_bytes", r.kvCacheBytes}};
+    j["memory"] = {{"peak_rss_mib", rss}, {"kv_cache_bytes", r.kvCacheBytes},
+                   {"weights_bytes", memory.weightBytes}, {"arena_bytes", memory.arenaBytes}};
     if (cuda) {
       j["memory"]["peak_device_mib"] = deviceMiB;
       j["cuda_graphs"] = o.run.cudaGraphs;
@@ -91,9 +109,10 @@ void report(const GenerationResult &r, const GenerateOptions &o, double deviceMi
                      r.decodeTokensPerSecond, static_cast<long long>(r.tokens.size() - 1),
                      r.decodeMs, r.stoppedAtEos ? ", stopped at EOS" : "");
   if (cuda)
-    os << llvm::format("peak memory: %.1f MiB device (KV cache %.2f MiB), %.1f MiB RSS; CUDA graphs %s\n",
-                       deviceMiB, static_cast<double>(r.kvCacheBytes) / (1 << 20), rss,
-                       o.run.cudaGraphs ? "on" : "off");
+    os << llvm::format("peak memory: %.1f MiB device (weights %.1f MiB, KV cache %.2f MiB, "
+                       "activations %.1f MiB), %.1f MiB RSS; CUDA graphs %s\n",
+                       deviceMiB, mib(memory.weightBytes), mib(r.kvCacheBytes),
+                       mib(memory.arenaBytes), rss, o.run.cudaGraphs ? "on" : "off");
   if (cuda) {
     os << "decoder segments: " << graphStats["decoder"]["graph_launches"].get<int64_t>()
        << " replayed from CUDA graphs (" << graphStats["decoder"]["captures"].get<int64_t>()
@@ -104,11 +123,11 @@ void report(const GenerationResult &r, const GenerateOptions &o, double deviceMi
          << end.get<std::string>() << "\n";
   }
   else
-    os << llvm::format("peak memory: %.1f MiB RSS (KV cache %.2f MiB)\n", rss,
-                       static_cast<double>(r.kvCacheBytes) / (1 << 20));
+    os << llvm::format("peak memory: %.1f MiB RSS (weights %.1f MiB mapped from the plan, KV "
+                       "cache %.2f MiB, activations %.1f MiB)\n",
+                       rss, mib(memory.weightBytes), mib(r.kvCacheBytes), mib(memory.arenaBytes));
 }
 
-/// Runs the warm-up generations and the reported one with `gen` (CPU or CUDA generator).
 /// The pixel values of --pixel-values in the vision encoder's float type (an f32 .npy
 /// feeds an f16 export's encoder; f32, f16 and bf16 files are taken), as given otherwise.
 Tensor readPixelValues(const Plan &plan, const std::string &path) {
@@ -122,6 +141,7 @@ Tensor readPixelValues(const Plan &plan, const std::string &path) {
   return floats ? convertFloat(pixels, want) : pixels;
 }
 
+/// Runs the warm-up generations and the reported one with `gen` (CPU or CUDA generator).
 template <typename Gen>
 GenerationResult generateWith(Gen &gen, const Plan &plan, const GenerateOptions &o,
                               const std::vector<int64_t> &ids) {
@@ -172,7 +192,13 @@ int runGenerateCuda(std::shared_ptr<const Plan> plan, const GenerateOptions &o,
   stats["decoder"]["segment_ends"] = ends;
   if (gen.vision())
     stats["vision_encoder"] = statsOf(*gen.vision());
-  report(r, o, static_cast<double>(cudaexec::deviceBytesPeak()) / (1 << 20), stats, os);
+  MemorySplit memory;
+  for (cudaexec::CudaExecutor *e : {gen.vision(), &gen.embed(), &gen.decoder()})
+    if (e) {
+      memory.weightBytes += e->weightBytes();
+      memory.arenaBytes += e->arenaBytes();
+    }
+  report(r, o, mib(cudaexec::deviceBytesPeak()), memory, stats, os);
   return 0;
 }
 #endif
@@ -188,7 +214,13 @@ int runGenerate(std::shared_ptr<const Plan> plan, const GenerateOptions &o, llvm
   Generator gen(plan);
   gen.setProfiling(o.profile);
   GenerationResult r = generateWith(gen, *plan, o, ids);
-  report(r, o, 0, nlohmann::json(), os);
+  MemorySplit memory;
+  for (const Executor *e : {gen.vision(), &gen.embed(), &gen.decoder()})
+    if (e) {
+      memory.weightBytes += functionWeightBytes(e->function());
+      memory.arenaBytes += e->arena().capacity();
+    }
+  report(r, o, 0, memory, nlohmann::json(), os);
   if (o.profile) {
     if (gen.vision()) {
       llvm::errs() << "vision encoder ";
