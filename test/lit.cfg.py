@@ -29,8 +29,11 @@ config.substitutions = [s for s in config.substitutions if s[0] != "%python"]
 config.substitutions.append(("%python", "/usr/bin/python3"))
 if os.path.isdir(os.path.join(shared, "models")):
     config.available_features.add("shared")
+elif os.environ.get("CI") == "true":
+    # CI has ../shared beside the clone: a missing one is an error there, not a skip.
+    lit_config.fatal("../shared not found (" + shared + "), and CI=true requires it")
 else:
-    lit_config.note("../shared not found: tests that need it are skipped")
+    lit_config.warning("../shared not found: the tests that need it are skipped (UNSUPPORTED)")
 if config.mm_enable_cuda:
     config.available_features.add("cuda")
     # A usable GPU (the CUDA end-to-end tests run only there).

@@ -7,7 +7,8 @@
 // --update-expected rewrites that list and docs/onnx-support.md instead.
 //
 // Exit status: 0 when the gate passes (or after --update-expected), 1 when it fails or
-// on a usage/IO error, 77 when the case folder does not exist (ctest SKIP_RETURN_CODE).
+// on a usage/IO error, 77 when the case folder does not exist (ctest SKIP_RETURN_CODE; 1
+// when the environment has CI=true, where the shared folder must be present).
 //
 //===----------------------------------------------------------------------===//
 #include "tools/mmc-conformance/CaseRunner.h"
@@ -126,9 +127,13 @@ void printItems(const char *title, const std::vector<GateReport::Item> &items) {
 
 int run(const Options &o) {
   if (!fs::is_directory(o.root)) {
-    std::cout << "mmc-conformance: skipped: no ONNX node test cases at '" << o.root
-              << "' (the shared data folder ../shared is absent)\n";
-    return kSkipStatus;
+    // In CI the shared folder must be there: a missing one fails rather than skips.
+    const char *ci = std::getenv("CI");
+    bool inCi = ci && std::string(ci) == "true";
+    std::cout << "mmc-conformance: " << (inCi ? "error" : "skipped") << ": no ONNX node test cases at '"
+              << o.root << "' (the shared data folder ../shared is absent"
+              << (inCi ? ", and CI=true requires it" : "") << ")\n";
+    return inCi ? 1 : kSkipStatus;
   }
   std::vector<Case> all = readCases(o.root);
   std::vector<Case> cases = selectCases(all, o);
