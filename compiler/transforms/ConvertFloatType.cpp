@@ -12,8 +12,9 @@
 //    concat(past, new) -> present stays recognisable;
 //  - every mm.weight of another float type gets a cast after it (the plan emitter folds a
 //    cast of a weight into a converted weight, so it costs nothing at run time);
-//  - an op with at least one converted operand is converted: its other float operands of
-//    another type are cast to the target type, its float results retyped;
+//  - an op with at least one activation operand (a value computed from a float argument
+//    or a weight) is converted: its other float operands of another type are cast to the
+//    target type, its float results retyped;
 //  - values computed only from integer arguments and constants keep their type: position
 //    ids feeding rotary cos/sin, attention masks. bf16 represents integers exactly only up
 //    to 256, so computing rotary angles from positions in bf16 would be wrong beyond that;
@@ -110,8 +111,8 @@ struct ConvertFloatTypePass : public mm::impl::ConvertFloatTypeBase<ConvertFloat
     b.setInsertionPointToStart(&body);
     SmallVector<Type> argTypes(fn.getArgumentTypes()), resultTypes(fn.getResultTypes());
     for (BlockArgument arg : body.getArguments()) {
-      if (!isFloat(arg.getType()) || !isConvertible(arg.getType(), target)) {
-        if (isFloat(arg.getType()))
+      if (!isConvertible(arg.getType(), target)) {
+        if (isFloat(arg.getType())) // already in the target type (or f64)
           activations.insert(arg);
         continue;
       }
