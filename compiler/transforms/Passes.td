@@ -145,19 +145,29 @@ def FuseAll : Pass<"mm-fuse-all", "::mlir::func::FuncOp"> {
 //===----------------------------------------------------------------------===//
 
 def ConvertFloatType : Pass<"mm-convert-float-type", "::mlir::func::FuncOp"> {
-  let summary = "Compute in f16 or bf16: f32 activations and weights converted, signature kept";
+  let summary = "Compute in one float type (f32, f16 or bf16): every other float type converted, signature kept";
   let description = [{
-    f32 arguments are cast to `to` on entry and f32 results back before the return
-    (except the KV cache: past_key_values.* arguments and present.* results take `to`
-    themselves); every f32 mm.weight gets a cast (folded into a converted weight by the
-    plan emitter); an op with a converted operand is converted (its other f32 operands
-    cast, its f32 results retyped). Values computed only from integer arguments and constants (position ids ->
-    rotary cos/sin, attention masks) stay f32 until they meet activations. See
-    ConvertFloatType.cpp.
+    Arguments of another float type (f32, f16 or bf16; f64 stays) are cast to `to` on
+    entry and results cast back to their type before the return (except the KV cache:
+    past_key_values.* arguments and present.* results take `to` themselves); every mm.weight
+    of another float type gets a cast (folded into a converted weight by the plan emitter);
+    an op with an activation operand (computed from a float argument or a weight) is
+    converted (its other float operands cast, its float results retyped). Values computed
+    only from integer arguments and constants (position ids -> rotary cos/sin, attention
+    masks) keep their type until they meet activations, where they are cast (from their
+    f32 source when the graph rounded it first). Runs after fusion, so an fp16 export's f32
+    islands, already inside fused ops, and its f32 residual stream end in the one type.
+    Example (to=bf16):
+      %y = mm.matmul %x, %w : tensor<2x4xf16>, tensor<4x4xf32> ...
+    becomes
+      %xc = mm.cast %x : tensor<2x4xf16> -> tensor<2x4xbf16>
+      %wc = mm.cast %w : tensor<4x4xf32> -> tensor<4x4xbf16>
+      %y = mm.matmul %xc, %wc : tensor<2x4xbf16>, tensor<4x4xbf16> -> tensor<2x4xbf16>
+    See ConvertFloatType.cpp.
   }];
   let dependentDialects = ["::mm::MMDialect"];
   let options = [
-    Option<"to", "to", "std::string", /*default=*/"\"bf16\"", "Target type: f16 or bf16">,
+    Option<"to", "to", "std::string", /*default=*/"\"bf16\"", "Target type: f32, f16 or bf16">,
   ];
 }
 
