@@ -96,6 +96,18 @@ mlir::Value buildReduce(NodeContext &c, mlir::Value v, llvm::ArrayRef<int64_t> a
   return c.create<OpT>(withShape(v, out), v, axes, keepdims);
 }
 
+/// The sliding-window attributes of Conv and the pooling ops (ONNX Conv-22 /
+/// AveragePool-22 "auto_pad"), checked: kernel_shape (else `kernelFromInput`, Conv's
+/// weight dims; an error when both are absent), strides and dilations (default 1), and
+/// explicit [begin..., end...] pads from auto_pad: NOTSET reads `pads` (default 0), VALID
+/// is none, SAME_UPPER / SAME_LOWER pad so that out = ceil(in / stride) (the odd pad at
+/// the end / the beginning; static spatial dims needed). `in` is the spatial input dims.
+struct WindowAttrs {
+  llvm::SmallVector<int64_t> kernel, strides, dilations, pads;
+};
+mlir::FailureOr<WindowAttrs> windowAttrs(NodeContext &c, llvm::ArrayRef<int64_t> in,
+                                         llvm::ArrayRef<int64_t> kernelFromInput = {});
+
 /// log_softmax over `axes` (normalised): (x - max) - log(sum(exp(x - max))).
 inline mlir::FailureOr<mlir::Value> buildLogSoftmax(NodeContext &c, mlir::Value x,
                                                     llvm::ArrayRef<int64_t> axes) {
