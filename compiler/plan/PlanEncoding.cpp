@@ -130,7 +130,8 @@ FailureOr<AttrOffset> encodeValue(flatbuffers::FlatBufferBuilder &fbb, StringRef
     return make(fb::AttrValue::FloatAttr, fb::CreateFloatAttr(fbb, f.getValueAsDouble()).Union());
   if (auto s = dyn_cast<StringAttr>(attr))
     return make(fb::AttrValue::StringAttr, fb::CreateStringAttr(fbb, fbb.CreateString(s.str())).Union());
-  if (auto v = enumValue<GeluApproximationAttr, ActivationAttr, PadModeAttr>(attr))
+  if (auto v = enumValue<GeluApproximationAttr, ActivationAttr, PadModeAttr, ResizeModeAttr,
+                         ResizeCoordinateModeAttr, NearestModeAttr, ScatterReductionAttr>(attr))
     return make(fb::AttrValue::IntAttr, fb::CreateIntAttr(fbb, *v).Union());
   if (auto a = dyn_cast<DenseI64ArrayAttr>(attr))
     return ints(a.asArrayRef());
