@@ -219,6 +219,9 @@ const OpTable &opTable() {
     addLossOps(t);
     addActivationExtraOps(t);
     addNormExtraOps(t);
+    addPoolOps(t);
+    addResizeOps(t);
+    addScatterOps(t);
     addOnnxruntimeDefaultDomainOps(t);
     return t;
   }();

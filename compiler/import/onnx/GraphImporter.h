@@ -139,6 +139,9 @@ void addExtraOps(OpTable &table); // OpsExtra.cpp
 void addLossOps(OpTable &table); // OpsLoss.cpp
 void addActivationExtraOps(OpTable &table); // OpsActivationsExtra.cpp
 void addNormExtraOps(OpTable &table); // OpsNormExtra.cpp
+void addPoolOps(OpTable &table); // OpsPool.cpp
+void addResizeOps(OpTable &table); // OpsResize.cpp
+void addScatterOps(OpTable &table); // OpsScatter.cpp
 /// onnxruntime's contrib ops (OpsContrib.cpp): the com.microsoft domain, and the ones
 /// onnxruntime registers in the ai.onnx domain (SimplifiedLayerNormalization).
 void addContribOps(OpTable &table);
