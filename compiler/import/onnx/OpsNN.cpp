@@ -166,8 +166,8 @@ LogicalResult importConv(NodeContext &c) {
   return success();
 }
 
-/// Softmax: opset 13 semantics (one axis). Older opsets coerce to 2-D at `axis`, which is
-/// the same only for the last axis.
+/// Softmax: opset 13 semantics (one axis); older opsets coerce the input to 2-D at `axis`
+/// (default 1) and normalize over dims [axis, rank) (buildCoerced2D).
 LogicalResult importSoftmax(NodeContext &c) {
   if (failed(c.requireInputs(1)))
     return failure();
@@ -175,9 +175,13 @@ LogicalResult importSoftmax(NodeContext &c) {
   auto axis = c.normalizeAxis(c.attrInt("axis", c.opset() >= 13 ? -1 : 1), rank, "axis");
   if (failed(axis))
     return failure();
-  if (c.opset() < 13 && *axis != rank - 1)
-    return c.unsupported("Softmax before opset 13 over a non-last axis (2-D coercion)");
-  c.setOutput(0, c.create<SoftmaxOp>(c.type(0), c.in(0), *axis));
+  auto softmax = [&](Value v, int64_t a) -> FailureOr<Value> {
+    return c.create<SoftmaxOp>(cast<RankedTensorType>(v.getType()), v, a).getResult();
+  };
+  auto y = c.opset() >= 13 ? softmax(c.in(0), *axis) : buildCoerced2D(c, c.in(0), *axis, softmax);
+  if (failed(y))
+    return failure();
+  c.setOutput(0, *y);
   return success();
 }
 
