@@ -71,46 +71,50 @@ PoolPlan planPool(KernelContext &ctx, const Tensor &x) {
   return p;
 }
 
-/// Calls fn(rowOffset, colOffset) for every tap of the window at output position `pos`
-/// (one index per spatial dim) that lies inside the input, in row-major window order.
-template <typename Fn>
-void forEachTap(const PoolPlan &p, const std::vector<int64_t> &pos, Fn &&fn) {
+/// Where a worker is: the output's spatial position and, within its window, the index
+/// into each dim's tap list (reused across outputs, so the loops do not allocate).
+struct Cursor {
+  std::vector<int64_t> pos;
+  std::vector<size_t> tap;
+};
+
+/// Calls fn(rowOffset, colOffset) for every tap of the window at `c.pos` that lies inside
+/// the input, in row-major window order (offsets within an input plane).
+template <typename Fn> void forEachTap(const PoolPlan &p, Cursor &c, Fn &&fn) {
   const int64_t k = p.k;
-  std::vector<const std::vector<int64_t> *> lists(k);
   for (int64_t i = 0; i < k; ++i) {
-    lists[i] = &p.taps[i].inside[pos[i]];
-    if (lists[i]->empty())
+    if (p.taps[i].inside[c.pos[i]].empty())
       return;
+    c.tap[i] = 0;
   }
-  std::vector<size_t> j(k, 0);
   while (true) {
     int64_t row = 0, col = 0;
     for (int64_t i = 0; i < k; ++i) {
-      int64_t at = (*lists[i])[j[i]];
+      int64_t at = p.taps[i].inside[c.pos[i]][c.tap[i]];
       row += at * p.rowStrides[i];
       col += at * p.colStrides[i];
     }
     fn(row, col);
     int64_t i = k - 1;
-    while (i >= 0 && ++j[i] == lists[i]->size())
-      j[i--] = 0;
+    while (i >= 0 && ++c.tap[i] == p.taps[i].inside[c.pos[i]].size())
+      c.tap[i--] = 0;
     if (i < 0)
       return;
   }
 }
 
-/// Runs `body(plane, outIndex, pos)` for every output element, planes (n, c) in parallel;
-/// pos is the output's spatial position.
+/// Runs `body(plane, outIndex, cursor)` for every output element, planes (n, c) in
+/// parallel; cursor.pos is the output's spatial position.
 template <typename Body> void forEachOutput(const PoolPlan &p, Body &&body) {
   int64_t planes = p.out[0] * p.out[1];
   parallelFor(planes, 1, [&](int64_t begin, int64_t end) {
-    std::vector<int64_t> pos(p.k);
+    Cursor c{std::vector<int64_t>(p.k), std::vector<size_t>(p.k)};
     for (int64_t plane = begin; plane < end; ++plane) {
-      std::fill(pos.begin(), pos.end(), 0);
+      std::fill(c.pos.begin(), c.pos.end(), 0);
       for (int64_t o = 0; o < p.outPlane; ++o) {
-        body(plane, plane * p.outPlane + o, pos);
-        for (int64_t i = p.k - 1; i >= 0 && ++pos[i] == p.out[2 + i]; --i)
-          pos[i] = 0;
+        body(plane, plane * p.outPlane + o, c);
+        for (int64_t i = p.k - 1; i >= 0 && ++c.pos[i] == p.out[2 + i]; --i)
+          c.pos[i] = 0;
       }
     }
   });
@@ -134,11 +138,11 @@ void averageLikeKernel(KernelContext &ctx, const std::vector<const Tensor *> &in
     Tensor &y = allocateResult(ctx, outputs, 0, p.out);
     const S *in = x.as<S>();
     S *out = y.as<S>();
-    forEachOutput(p, [&](int64_t plane, int64_t o, const std::vector<int64_t> &pos) {
+    forEachOutput(p, [&](int64_t plane, int64_t o, Cursor &c) {
       const S *base = in + plane * p.inPlane;
       double acc = 0;
       int64_t count = 0;
-      forEachTap(p, pos, [&](int64_t row, int64_t) {
+      forEachTap(p, c, [&](int64_t row, int64_t) {
         double v = static_cast<double>(Elem<S>::load(base[row]));
         if constexpr (Kind == PoolKind::avg)
           acc += v;
@@ -151,7 +155,7 @@ void averageLikeKernel(KernelContext &ctx, const std::vector<const Tensor *> &in
         if (countPad) {
           count = 1;
           for (int64_t i = 0; i < p.k; ++i)
-            count *= p.taps[i].padded[pos[i]];
+            count *= p.taps[i].padded[c.pos[i]];
         }
         r = count ? acc / static_cast<double>(count) : std::numeric_limits<double>::quiet_NaN();
       } else {
@@ -186,13 +190,13 @@ void maxKernel(KernelContext &ctx, const std::vector<const Tensor *> &inputs,
     }
     const S *in = x.as<S>();
     S *out = y.as<S>();
-    forEachOutput(p, [&](int64_t plane, int64_t o, const std::vector<int64_t> &pos) {
+    forEachOutput(p, [&](int64_t plane, int64_t o, Cursor &c) {
       const S *base = in + plane * p.inPlane;
       C best = std::numeric_limits<C>::lowest();
       if constexpr (std::is_floating_point_v<C>)
         best = -std::numeric_limits<C>::infinity();
       int64_t bestAt = -1;
-      forEachTap(p, pos, [&](int64_t row, int64_t col) {
+      forEachTap(p, c, [&](int64_t row, int64_t col) {
         C v = Elem<S>::load(base[row]);
         if (bestAt < 0 || ranksAbove<true>(v, best)) {
           best = v;
