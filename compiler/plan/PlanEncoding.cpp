@@ -91,6 +91,14 @@ namespace {
 
 using AttrOffset = flatbuffers::Offset<fb::Attribute>;
 
+/// The value of an mm enum attribute of one of the types `Ts` (the plan stores enums as
+/// integers), or std::nullopt.
+template <typename... Ts> std::optional<int64_t> enumValue(Attribute attr) {
+  std::optional<int64_t> v;
+  ((isa<Ts>(attr) ? void(v = static_cast<int64_t>(cast<Ts>(attr).getValue())) : void()), ...);
+  return v;
+}
+
 /// One attribute value; fails (no diagnostic) for a kind the plan cannot hold.
 FailureOr<AttrOffset> encodeValue(flatbuffers::FlatBufferBuilder &fbb, StringRef name,
                                   Attribute attr, Operation *op) {
@@ -122,12 +130,9 @@ FailureOr<AttrOffset> encodeValue(flatbuffers::FlatBufferBuilder &fbb, StringRef
     return make(fb::AttrValue::FloatAttr, fb::CreateFloatAttr(fbb, f.getValueAsDouble()).Union());
   if (auto s = dyn_cast<StringAttr>(attr))
     return make(fb::AttrValue::StringAttr, fb::CreateStringAttr(fbb, fbb.CreateString(s.str())).Union());
-  if (auto e = dyn_cast<GeluApproximationAttr>(attr))
-    return make(fb::AttrValue::IntAttr, fb::CreateIntAttr(fbb, static_cast<int64_t>(e.getValue())).Union());
-  if (auto e = dyn_cast<ActivationAttr>(attr))
-    return make(fb::AttrValue::IntAttr, fb::CreateIntAttr(fbb, static_cast<int64_t>(e.getValue())).Union());
-  if (auto e = dyn_cast<PadModeAttr>(attr))
-    return make(fb::AttrValue::IntAttr, fb::CreateIntAttr(fbb, static_cast<int64_t>(e.getValue())).Union());
+  if (auto v = enumValue<GeluApproximationAttr, ActivationAttr, PadModeAttr, ResizeModeAttr,
+                         ResizeCoordinateModeAttr, NearestModeAttr, ScatterReductionAttr>(attr))
+    return make(fb::AttrValue::IntAttr, fb::CreateIntAttr(fbb, *v).Union());
   if (auto a = dyn_cast<DenseI64ArrayAttr>(attr))
     return ints(a.asArrayRef());
   if (auto a = dyn_cast<DenseI32ArrayAttr>(attr))

@@ -47,6 +47,9 @@ KernelRegistry buildRegistry() {
   registerQuantizeKernels(r);
   registerPadKernels(r);
   registerSelectionKernels(r);
+  registerPoolKernels(r);
+  registerResizeKernels(r);
+  registerScatterKernels(r);
   return r;
 }
 } // namespace

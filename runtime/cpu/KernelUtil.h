@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -56,6 +57,17 @@ template <> struct Elem<Bool> {
 template <typename S>
 constexpr bool kIsFloatStorage =
     std::is_floating_point_v<S> || std::is_same_v<S, Half> || std::is_same_v<S, BFloat16>;
+
+/// a ranks strictly above b, NaN ranking above every number (NanHigh) or below (as
+/// numpy's argmax / argmin, TopK and max pooling pick a NaN).
+template <bool NanHigh, typename C> bool ranksAbove(C a, C b) {
+  if constexpr (std::is_floating_point_v<C>) {
+    bool na = std::isnan(a), nb = std::isnan(b);
+    if (na || nb)
+      return na != nb && (na == NanHigh);
+  }
+  return a > b;
+}
 
 /// A type tag passed to dispatch callbacks: `using S = typename decltype(tag)::type`.
 template <typename T> struct Tag { using type = T; };

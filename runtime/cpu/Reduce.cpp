@@ -1,4 +1,4 @@
-//===- Reduce.cpp - reduce_sum, reduce_mean, reduce_max, cumsum -------------===//
+//===- Reduce.cpp - reduce_sum, reduce_mean, reduce_max, cumsum, cumprod ----===//
 //
 // Reductions over a set of axes (all when the list is empty), keeping them as size 1 when
 // `keepdims`. Float sums accumulate in f64; integer sums wrap modulo 2^64 and the integer
@@ -141,10 +141,11 @@ void reduceKernel(KernelContext &ctx, const std::vector<const Tensor *> &inputs,
   });
 }
 
-/// ONNX CumSum along `axis`; `exclusive` leaves out the element itself, `reverse` sums
-/// from the end.
-void cumsumKernel(KernelContext &ctx, const std::vector<const Tensor *> &inputs,
-                  std::vector<Tensor> &outputs) {
+/// ONNX CumSum (Product false) and CumProd (true) along `axis`; `exclusive` leaves out
+/// the element itself (the first result is 0 / 1), `reverse` runs from the end.
+template <bool Product>
+void cumulativeKernel(KernelContext &ctx, const std::vector<const Tensor *> &inputs,
+                      std::vector<Tensor> &outputs) {
   checkInputCount(ctx, inputs, 1, 1);
   const Tensor &x = *inputs[0];
   std::string op = opName(ctx);
@@ -157,7 +158,8 @@ void cumsumKernel(KernelContext &ctx, const std::vector<const Tensor *> &inputs,
   dispatch<kNumericTypes>(x.dtype, op, [&](auto tag) {
     using S = typename decltype(tag)::type;
     using C = typename Elem<S>::C;
-    // Floats accumulate in their compute type (as ONNX's reference); integers wrap.
+    // Floats accumulate in their compute type (as ONNX's reference); integers wrap
+    // (two's complement sums and products are those of uint64_t, truncated).
     using Acc = std::conditional_t<std::is_floating_point_v<C>, C, uint64_t>;
     checkOutputDType(ctx, 0, x.dtype);
     Tensor &y = allocateResult(ctx, outputs, 0, x.shape);
@@ -167,16 +169,18 @@ void cumsumKernel(KernelContext &ctx, const std::vector<const Tensor *> &inputs,
                 [&](int64_t begin, int64_t end) {
                   for (int64_t line = begin; line < end; ++line) {
                     int64_t base = (line / inner) * n * inner + line % inner;
-                    Acc acc = 0;
+                    Acc acc = Product ? 1 : 0;
                     for (int64_t k = 0; k < n; ++k) {
                       int64_t i = base + (reverse ? n - 1 - k : k) * inner;
                       C v = Elem<S>::load(in[i]);
                       if (exclusive)
                         out[i] = Elem<S>::store(static_cast<C>(acc));
+                      Acc a;
                       if constexpr (std::is_floating_point_v<C>)
-                        acc += v;
+                        a = v;
                       else
-                        acc += static_cast<uint64_t>(static_cast<int64_t>(v));
+                        a = static_cast<uint64_t>(static_cast<int64_t>(v));
+                      acc = Product ? static_cast<Acc>(acc * a) : static_cast<Acc>(acc + a);
                       if (!exclusive)
                         out[i] = Elem<S>::store(static_cast<C>(acc));
                     }
@@ -191,7 +195,8 @@ void registerReduceKernels(KernelRegistry &r) {
   r.add("mm.reduce_sum", reduceKernel<ReduceKind::sum>);
   r.add("mm.reduce_mean", reduceKernel<ReduceKind::mean>);
   r.add("mm.reduce_max", reduceKernel<ReduceKind::max>);
-  r.add("mm.cumsum", cumsumKernel);
+  r.add("mm.cumsum", cumulativeKernel<false>);
+  r.add("mm.cumprod", cumulativeKernel<true>);
 }
 
 } // namespace mm::rt::cpu

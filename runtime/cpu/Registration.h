@@ -29,6 +29,9 @@ void registerGeneratorKernels(KernelRegistry &r);  // Generators.cpp
 void registerQuantizeKernels(KernelRegistry &r);   // Quantize.cpp
 void registerPadKernels(KernelRegistry &r);        // Pad.cpp
 void registerSelectionKernels(KernelRegistry &r);  // Selection.cpp
+void registerPoolKernels(KernelRegistry &r);       // Pool.cpp
+void registerResizeKernels(KernelRegistry &r);     // Resize.cpp
+void registerScatterKernels(KernelRegistry &r);    // Scatter.cpp
 
 /// Allocates result `i` through the context and stores it in outputs[i] (growing
 /// `outputs` as needed); returns it.

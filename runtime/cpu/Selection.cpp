@@ -16,16 +16,6 @@
 namespace mm::rt::cpu {
 namespace {
 
-/// a ranks strictly above b, NaN ranking above every number (NanHigh) or below.
-template <bool NanHigh, typename C> bool above(C a, C b) {
-  if constexpr (std::is_floating_point_v<C>) {
-    bool na = std::isnan(a), nb = std::isnan(b);
-    if (na || nb)
-      return na != nb && (na == NanHigh);
-  }
-  return a > b;
-}
-
 /// Splits a shape around `axis` into [outer, n, inner].
 struct AxisSplit {
   int64_t outer = 1, n = 1, inner = 1;
@@ -74,8 +64,8 @@ void argKernel(KernelContext &ctx, const std::vector<const Tensor *> &inputs,
                     for (int64_t k = 1; k < p.n; ++k) {
                       C v = Elem<S>::load(base[k * p.inner]);
                       // argmax: v above bv with NaN highest; argmin: v below bv with NaN lowest.
-                      bool better = Max ? above<true>(v, bv) : above<false>(bv, v);
-                      bool tie = !above<true>(v, bv) && !above<true>(bv, v);
+                      bool better = Max ? ranksAbove<true>(v, bv) : ranksAbove<false>(bv, v);
+                      bool tie = !ranksAbove<true>(v, bv) && !ranksAbove<true>(bv, v);
                       if (better || (last && tie)) {
                         best = k;
                         bv = v;
@@ -127,9 +117,11 @@ void topkKernel(KernelContext &ctx, const std::vector<const Tensor *> &inputs,
                       vals[j] = Elem<S>::load(base[j * p.inner]);
                     std::iota(order.begin(), order.end(), 0);
                     auto before = [&](int64_t a, int64_t b) {
-                      if (largest ? above<true>(vals[a], vals[b]) : above<true>(vals[b], vals[a]))
+                      if (largest ? ranksAbove<true>(vals[a], vals[b])
+                                  : ranksAbove<true>(vals[b], vals[a]))
                         return true;
-                      bool tie = !above<true>(vals[a], vals[b]) && !above<true>(vals[b], vals[a]);
+                      bool tie = !ranksAbove<true>(vals[a], vals[b]) &&
+                                 !ranksAbove<true>(vals[b], vals[a]);
                       return tie && a < b;
                     };
                     std::partial_sort(order.begin(), order.begin() + k, order.end(), before);

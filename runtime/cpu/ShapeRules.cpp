@@ -1,9 +1,11 @@
-//===- ShapeRules.cpp - result shapes of the layout ops ----------------------===//
+//===- ShapeRules.cpp - result shapes of the layout, pooling and resize ops --===//
 #include "runtime/cpu/ShapeRules.h"
 
 #include "runtime/cpu/KernelUtil.h"
+#include "runtime/cpu/WindowRules.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace mm::rt::cpu {
 
@@ -159,6 +161,46 @@ bool viewStrides(const Shape &shape, const std::vector<int64_t> &strides, const 
     }
   }
   return viewD == -1;
+}
+
+Shape poolShape(const std::string &op, const Shape &in, const PoolWindow &w) {
+  const int64_t k = static_cast<int64_t>(in.size()) - 2;
+  if (k < 1)
+    fail(op, ": input ", shapeString(in), " must have rank >= 3 ([N, C, spatial...])");
+  auto sized = [&](const std::vector<int64_t> &v, int64_t n) {
+    return static_cast<int64_t>(v.size()) == n;
+  };
+  if (!sized(w.kernel, k) || !sized(w.strides, k) || !sized(w.dilations, k) ||
+      !sized(w.pads, 2 * k))
+    fail(op, ": needs ", k, " kernel_shape, strides and dilations entries and ", 2 * k,
+         " pads for input ", shapeString(in));
+  Shape out{in[0], in[1]};
+  for (int64_t i = 0; i < k; ++i) {
+    int64_t o = window::poolOutputSize(in[2 + i], w.kernel[i], w.strides[i], w.dilations[i],
+                                       w.pads[i], w.pads[k + i], w.ceilMode);
+    if (o < 0)
+      fail(op, ": kernel ", shapeString(w.kernel), " (strides ", shapeString(w.strides),
+           ", dilations ", shapeString(w.dilations), ", pads ", shapeString(w.pads),
+           ") does not fit spatial dim ", i, " of ", shapeString(in),
+           " (kernel, strides, dilations >= 1, pads >= 0)");
+    out.push_back(o);
+  }
+  return out;
+}
+
+Shape resizeShape(const std::string &op, const Shape &in, const std::vector<int64_t> &sizes,
+                  const std::vector<double> &scales) {
+  if (sizes.size() != in.size() || scales.size() != in.size())
+    fail(op, ": sizes and scales need ", in.size(), " entries for input ", shapeString(in),
+         ", got ", sizes.size(), " and ", scales.size());
+  Shape out(in.size());
+  for (size_t d = 0; d < in.size(); ++d) {
+    if (!(scales[d] > 0) || !std::isfinite(scales[d]) || sizes[d] < -1)
+      fail(op, ": dim ", d, " has scale ", scales[d], " and size ", sizes[d],
+           " (scales must be finite and > 0, sizes >= -1)");
+    out[d] = sizes[d] >= 0 ? sizes[d] : window::resizedSize(in[d], scales[d]);
+  }
+  return out;
 }
 
 } // namespace mm::rt::cpu

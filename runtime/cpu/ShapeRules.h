@@ -2,7 +2,9 @@
 //
 // The shape rules of mm.reshape, mm.squeeze, mm.unsqueeze, mm.flatten, mm.transpose and
 // mm.slice, shared by the CPU kernels and the CUDA executor (which runs these ops as
-// views or strided copies). Each throws mm::rt::Error naming `op` on bad arguments.
+// views or strided copies), and of the pooling ops and mm.resize (over the per-dim
+// rules of WindowRules.h, which the importer and the verifiers use too). Each throws
+// mm::rt::Error naming `op` on bad arguments.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MM_RUNTIME_CPU_SHAPERULES_H
@@ -41,6 +43,21 @@ ViewSpec transposeView(const std::string &op, const Shape &in, const std::vector
 ViewSpec sliceView(const std::string &op, const Shape &in, const std::vector<int64_t> &starts,
                    const std::vector<int64_t> &ends, const std::vector<int64_t> &axes,
                    const std::vector<int64_t> &steps);
+
+/// The sliding window of a pooling op (mm.avg_pool, mm.max_pool, mm.lp_pool) over an
+/// input [N, C, D1, ..., Dk]: k kernel / stride / dilation entries, 2k pads.
+struct PoolWindow {
+  std::vector<int64_t> kernel, strides, dilations, pads;
+  bool ceilMode = false;
+};
+/// [N, C, O1, ..., Ok] with Oi = window::poolOutputSize(Di, ...); throws when the input
+/// has rank < 3, an attribute has the wrong length or range, or a window does not fit.
+Shape poolShape(const std::string &op, const Shape &in, const PoolWindow &w);
+
+/// mm.resize: dim d is sizes[d], or window::resizedSize(in[d], scales[d]) where sizes[d]
+/// is -1; throws unless both have one entry per dim, scales > 0 and sizes >= -1.
+Shape resizeShape(const std::string &op, const Shape &in, const std::vector<int64_t> &sizes,
+                  const std::vector<double> &scales);
 
 /// Strides that view a tensor of `shape` laid out with `strides` (elements) as `target`
 /// (same element count) without moving elements, when they exist: only dims that are

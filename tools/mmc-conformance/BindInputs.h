@@ -2,7 +2,8 @@
 //
 // mmc compiles ahead of time with ranked tensor types, so operands that decide a
 // result's shape or rank (Squeeze/Unsqueeze/Reduce* axes, Pad pads, Split sizes, Trilu's
-// k, CumSum's axis) must be compile-time constants; the importer reports one that is not
+// k, CumSum's and CumProd's axis, Resize's scales, sizes and roi) must be compile-time
+// constants; the importer reports one that is not
 // with "node 'N' (Op, opset V): unsupported: <what> (input K) must be a constant, but it
 // is computed at run time". Many ONNX node tests feed exactly such operands as graph
 // inputs. For those, and only those, the runner does what a user of mmc does with such a

@@ -181,10 +181,11 @@ std::string supportMarkdown(const std::vector<Case> &cases, const std::vector<Ca
      << coreRows;
   os << "\n## Inputs bound at compile time\n\n"
      << "mmc compiles ahead of time, so operands that decide a result's shape or rank (axes,\n"
-     << "pads, split sizes, Trilu's k, CumSum's axis) must be constants; the importer says\n"
-     << "so (\"... (input K) must be a constant, but it is computed at run time\"). Where a\n"
-     << "case feeds such an operand as a graph input, the runner specializes the model on the\n"
-     << "test's value (the input becomes an initializer) and compiles again, as a user would.\n"
+     << "pads, split sizes, Trilu's k, CumSum's and CumProd's axis, Resize's scales, sizes and\n"
+     << "roi) must be constants; the importer says so (\"... (input K) must be a constant,\n"
+     << "but it is computed at run time\"). Where a case feeds such an operand as a graph\n"
+     << "input, the runner specializes the model on the test's value (the input becomes an\n"
+     << "initializer) and compiles again, as a user would.\n"
      << "These cases pass that way:\n\n";
   for (size_t i = 0; i < cases.size(); ++i)
     if (results[i].status == Status::passed && !results[i].note.empty())

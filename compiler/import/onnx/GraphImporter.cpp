@@ -86,6 +86,29 @@ FailureOr<SmallVector<int64_t>> NodeContext::requireConstInts(unsigned i, String
                      ") must be a constant, but it is computed at run time");
 }
 
+FailureOr<SmallVector<double>> NodeContext::requireConstFloats(unsigned i,
+                                                               StringRef what) const {
+  if (!has(i))
+    return error() << "needs input " << i << " (" << what << ")";
+  auto c = in(i).getDefiningOp<mm::ConstantOp>();
+  auto attr = c ? dyn_cast<DenseElementsAttr>(c.getValue()) : DenseElementsAttr();
+  if (!attr)
+    return unsupported(Twine(what) + " (input " + Twine(i) +
+                       ") must be a constant, but it is computed at run time");
+  SmallVector<double> out;
+  if (isa<FloatType>(attr.getElementType())) {
+    for (const APFloat &v : attr.getValues<APFloat>())
+      out.push_back(v.convertToDouble());
+  } else if (auto it = dyn_cast<IntegerType>(attr.getElementType())) {
+    for (const APInt &v : attr.getValues<APInt>())
+      out.push_back(it.isUnsigned() || it.getWidth() == 1 ? double(v.getZExtValue())
+                                                          : double(v.getSExtValue()));
+  } else {
+    return error() << what << " (input " << i << ") must hold numbers, got " << type(i);
+  }
+  return out;
+}
+
 std::optional<double> NodeContext::constScalar(unsigned i) const {
   if (!has(i))
     return std::nullopt;
@@ -196,6 +219,9 @@ const OpTable &opTable() {
     addLossOps(t);
     addActivationExtraOps(t);
     addNormExtraOps(t);
+    addPoolOps(t);
+    addResizeOps(t);
+    addScatterOps(t);
     addOnnxruntimeDefaultDomainOps(t);
     return t;
   }();

@@ -65,6 +65,11 @@ public:
   /// when the input is computed at run time (e.g. Squeeze axes, Split sizes).
   mlir::FailureOr<llvm::SmallVector<int64_t>> requireConstInts(unsigned i,
                                                                llvm::StringRef what) const;
+  /// The values of input `i` as doubles when it is an mm.constant of a float or integer
+  /// type; the same "unsupported ... must be a constant" error as requireConstInts
+  /// otherwise (e.g. Resize's scales and roi).
+  mlir::FailureOr<llvm::SmallVector<double>> requireConstFloats(unsigned i,
+                                                                llvm::StringRef what) const;
   /// The value of a 0-D or one-element constant float/int input, if it is an mm.constant.
   std::optional<double> constScalar(unsigned i) const;
   /// Axes given as input `i` from opset `sinceOpset` on (must be constant) or as the
@@ -134,6 +139,9 @@ void addExtraOps(OpTable &table); // OpsExtra.cpp
 void addLossOps(OpTable &table); // OpsLoss.cpp
 void addActivationExtraOps(OpTable &table); // OpsActivationsExtra.cpp
 void addNormExtraOps(OpTable &table); // OpsNormExtra.cpp
+void addPoolOps(OpTable &table); // OpsPool.cpp
+void addResizeOps(OpTable &table); // OpsResize.cpp
+void addScatterOps(OpTable &table); // OpsScatter.cpp
 /// onnxruntime's contrib ops (OpsContrib.cpp): the com.microsoft domain, and the ones
 /// onnxruntime registers in the ai.onnx domain (SimplifiedLayerNormalization).
 void addContribOps(OpTable &table);

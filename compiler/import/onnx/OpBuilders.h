@@ -96,6 +96,42 @@ mlir::Value buildReduce(NodeContext &c, mlir::Value v, llvm::ArrayRef<int64_t> a
   return c.create<OpT>(withShape(v, out), v, axes, keepdims);
 }
 
+/// ONNX's 2-D coercion of Softmax / LogSoftmax / Hardmax before opset 13 (e.g.
+/// Softmax-11): `along(v, 1)` (one of those ops along dim 1 of a 2-D value) applied to
+/// `x` viewed as [prod(dims < axis), prod(dims >= axis)] (mm.flatten), the result
+/// reshaped back to x's shape (through mm.shape, so dynamic dims stay dynamic). For the
+/// last axis that is `along(x, axis)` itself.
+template <typename Fn>
+mlir::FailureOr<mlir::Value> buildCoerced2D(NodeContext &c, mlir::Value x, int64_t axis,
+                                            Fn &&along) {
+  auto t = mlir::cast<mlir::RankedTensorType>(x.getType());
+  const int64_t rank = t.getRank();
+  if (axis == rank - 1)
+    return along(x, axis);
+  Shape flat{productOfDims(t.getShape().take_front(axis)),
+             productOfDims(t.getShape().drop_front(axis))};
+  mlir::Value x2 = c.create<FlattenOp>(withShape(x, flat), x, axis);
+  mlir::FailureOr<mlir::Value> y2 = along(x2, 1);
+  if (mlir::failed(y2))
+    return mlir::failure();
+  mlir::Builder &b = c.builder();
+  mlir::Value shape = c.create<ShapeOp>(mlir::RankedTensorType::get({rank}, b.getI64Type()), x,
+                                        b.getI64IntegerAttr(0), mlir::IntegerAttr());
+  return c.create<ReshapeOp>(withShape(*y2, t.getShape()), *y2, shape).getResult();
+}
+
+/// The sliding-window attributes of Conv and the pooling ops (ONNX Conv-22 /
+/// AveragePool-22 "auto_pad"), checked: kernel_shape (else `kernelFromInput`, Conv's
+/// weight dims; an error when both are absent), strides and dilations (default 1), and
+/// explicit [begin..., end...] pads from auto_pad: NOTSET reads `pads` (default 0), VALID
+/// is none, SAME_UPPER / SAME_LOWER pad so that out = ceil(in / stride) (the odd pad at
+/// the end / the beginning; static spatial dims needed). `in` is the spatial input dims.
+struct WindowAttrs {
+  llvm::SmallVector<int64_t> kernel, strides, dilations, pads;
+};
+mlir::FailureOr<WindowAttrs> windowAttrs(NodeContext &c, llvm::ArrayRef<int64_t> in,
+                                         llvm::ArrayRef<int64_t> kernelFromInput = {});
+
 /// log_softmax over `axes` (normalised): (x - max) - log(sum(exp(x - max))).
 inline mlir::FailureOr<mlir::Value> buildLogSoftmax(NodeContext &c, mlir::Value x,
                                                     llvm::ArrayRef<int64_t> axes) {

@@ -269,28 +269,37 @@ Value iotaAlong(NodeContext &c, int64_t n, int64_t axis, int64_t rank) {
   return rank == 1 ? r : buildReshape(c, r, shape);
 }
 
-/// Hardmax (opset 13): 1 at the first maximum along `axis`, 0 elsewhere.
+/// 1 at the first maximum of `x` along `axis`, 0 elsewhere (x's type).
+FailureOr<Value> hardmaxAlong(NodeContext &c, Value x, int64_t axis) {
+  auto t = cast<RankedTensorType>(x.getType());
+  int64_t n = t.getDimSize(axis);
+  if (ShapedType::isDynamic(n))
+    return c.unsupported("Hardmax along a dim of unknown size");
+  Shape keep = shapeOf(x);
+  keep[axis] = 1;
+  Builder &b = c.builder();
+  Value arg = c.create<ArgMaxOp>(RankedTensorType::get(keep, b.getI64Type()), x,
+                                 b.getI64IntegerAttr(axis), b.getBoolAttr(true), b.getBoolAttr(false));
+  auto hit = buildBroadcast<EqualOp>(c, iotaAlong(c, n, axis, t.getRank()), arg, true);
+  if (failed(hit))
+    return failure();
+  return c.create<CastOp>(t, *hit).getResult();
+}
+
+/// Hardmax: one axis from opset 13; before, the input coerced to 2-D at `axis` (default
+/// 1), the maximum taken over dims [axis, rank) (buildCoerced2D).
 LogicalResult importHardmax(NodeContext &c) {
   if (failed(c.requireInputs(1)))
     return failure();
-  if (c.opset() < 13)
-    return c.unsupported("Hardmax before opset 13 (2-D coercion)");
   RankedTensorType t = c.type(0);
-  auto axis = c.normalizeAxis(c.attrInt("axis", -1), t.getRank(), "axis");
+  auto axis = c.normalizeAxis(c.attrInt("axis", c.opset() >= 13 ? -1 : 1), t.getRank(), "axis");
   if (failed(axis))
     return failure();
-  int64_t n = t.getDimSize(*axis);
-  if (ShapedType::isDynamic(n))
-    return c.unsupported("Hardmax along a dim of unknown size");
-  Shape keep = shapeOf(c.in(0));
-  keep[*axis] = 1;
-  Builder &b = c.builder();
-  Value arg = c.create<ArgMaxOp>(RankedTensorType::get(keep, b.getI64Type()), c.in(0),
-                                 b.getI64IntegerAttr(*axis), b.getBoolAttr(true), b.getBoolAttr(false));
-  auto hit = buildBroadcast<EqualOp>(c, iotaAlong(c, n, *axis, t.getRank()), arg, true);
-  if (failed(hit))
+  auto along = [&](Value v, int64_t a) { return hardmaxAlong(c, v, a); };
+  auto y = c.opset() >= 13 ? along(c.in(0), *axis) : buildCoerced2D(c, c.in(0), *axis, along);
+  if (failed(y))
     return failure();
-  c.setOutput(0, c.create<CastOp>(t, *hit));
+  c.setOutput(0, *y);
   return success();
 }
 

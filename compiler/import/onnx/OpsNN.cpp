@@ -66,34 +66,62 @@ LogicalResult importGemm(NodeContext &c) {
   return success();
 }
 
-/// Explicit [begin..., end...] pads of a convolution from auto_pad / pads.
-FailureOr<SmallVector<int64_t>> convPads(NodeContext &c, ArrayRef<int64_t> in,
-                                         ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
-                                         ArrayRef<int64_t> dilations) {
-  size_t n = kernel.size();
+} // namespace
+
+FailureOr<WindowAttrs> windowAttrs(NodeContext &c, ArrayRef<int64_t> in,
+                                   ArrayRef<int64_t> kernelFromInput) {
+  const size_t n = in.size();
+  WindowAttrs w;
+  if (auto k = c.attrInts("kernel_shape"))
+    w.kernel = *k;
+  else if (!kernelFromInput.empty())
+    w.kernel.assign(kernelFromInput.begin(), kernelFromInput.end());
+  else
+    return c.error() << "the kernel_shape attribute is required";
+  if (w.kernel.size() != n)
+    return c.error() << "kernel_shape has " << w.kernel.size() << " entries for " << n
+                     << " spatial dims";
+  w.strides = c.attrInts("strides").value_or(SmallVector<int64_t>(n, 1));
+  w.dilations = c.attrInts("dilations").value_or(SmallVector<int64_t>(n, 1));
+  if (w.strides.size() != n || w.dilations.size() != n)
+    return c.error() << "strides/dilations need " << n << " entries";
+  // Bounds that keep (kernel - 1) * dilation + padding far from int64 overflow.
+  constexpr int64_t kMaxWindow = int64_t(1) << 24;
+  auto outOfRange = [](ArrayRef<int64_t> v, int64_t lo, int64_t hi) {
+    return llvm::any_of(v, [&](int64_t x) { return !ShapedType::isDynamic(x) && (x < lo || x > hi); });
+  };
+  if (outOfRange(w.strides, 1, kMaxWindow) || outOfRange(w.dilations, 1, kMaxWindow) ||
+      outOfRange(w.kernel, 0, kMaxWindow))
+    return c.error() << "strides and dilations must be in [1, " << kMaxWindow
+                     << "] and kernel dims in [0, " << kMaxWindow << "]";
   std::string autoPad = c.attrString("auto_pad", "NOTSET");
   if (autoPad == "NOTSET") {
-    SmallVector<int64_t> pads = c.attrInts("pads").value_or(SmallVector<int64_t>(2 * n, 0));
-    if (pads.size() != 2 * n)
-      return c.error() << "pads has " << pads.size() << " entries for " << n << " spatial dims";
-    return pads;
-  }
-  if (autoPad == "VALID")
-    return SmallVector<int64_t>(2 * n, 0);
-  if (autoPad != "SAME_UPPER" && autoPad != "SAME_LOWER")
+    w.pads = c.attrInts("pads").value_or(SmallVector<int64_t>(2 * n, 0));
+    if (w.pads.size() != 2 * n)
+      return c.error() << "pads has " << w.pads.size() << " entries for " << n << " spatial dims";
+  } else if (autoPad == "VALID") {
+    w.pads.assign(2 * n, 0);
+  } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    w.pads.assign(2 * n, 0);
+    for (size_t i = 0; i < n; ++i) {
+      if (ShapedType::isDynamic(in[i]) || ShapedType::isDynamic(w.kernel[i]))
+        return c.unsupported("auto_pad " + autoPad + " with dynamic spatial dims");
+      int64_t out = (in[i] + w.strides[i] - 1) / w.strides[i];
+      int64_t total = std::max<int64_t>(
+          (out - 1) * w.strides[i] + (w.kernel[i] - 1) * w.dilations[i] + 1 - in[i], 0);
+      int64_t small = total / 2, large = total - small;
+      w.pads[i] = autoPad == "SAME_UPPER" ? small : large;
+      w.pads[n + i] = autoPad == "SAME_UPPER" ? large : small;
+    }
+  } else {
     return c.error() << "unknown auto_pad '" << autoPad << "'";
-  SmallVector<int64_t> pads(2 * n, 0);
-  for (size_t i = 0; i < n; ++i) {
-    if (ShapedType::isDynamic(in[i]) || ShapedType::isDynamic(kernel[i]))
-      return c.unsupported("auto_pad " + autoPad + " with dynamic spatial dims");
-    int64_t out = (in[i] + strides[i] - 1) / strides[i];
-    int64_t total = std::max<int64_t>((out - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1 - in[i], 0);
-    int64_t small = total / 2, large = total - small;
-    pads[i] = autoPad == "SAME_UPPER" ? small : large;
-    pads[n + i] = autoPad == "SAME_UPPER" ? large : small;
   }
-  return pads;
+  if (outOfRange(w.pads, 0, kMaxDim))
+    return c.error() << "pads must be in [0, " << kMaxDim << "]";
+  return w;
 }
+
+namespace {
 
 /// Conv over 1 or 2 spatial dims (1-D runs as 2-D with a unit height).
 LogicalResult importConv(NodeContext &c) {
@@ -105,30 +133,10 @@ LogicalResult importConv(NodeContext &c) {
     return c.unsupported("Conv over " + Twine(rank - 2) + " spatial dims (1-D and 2-D are supported)");
   size_t n = rank - 2;
   Shape xs = shapeOf(x), ws = shapeOf(w);
-  SmallVector<int64_t> kernel(ArrayRef<int64_t>(ws).drop_front(2));
-  if (auto k = c.attrInts("kernel_shape")) {
-    if (k->size() != n)
-      return c.error() << "kernel_shape has " << k->size() << " entries for " << n << " spatial dims";
-    kernel = *k;
-  }
-  auto strides = c.attrInts("strides").value_or(SmallVector<int64_t>(n, 1));
-  auto dilations = c.attrInts("dilations").value_or(SmallVector<int64_t>(n, 1));
-  if (strides.size() != n || dilations.size() != n)
-    return c.error() << "strides/dilations need " << n << " entries";
-  // Bounds that keep (kernel - 1) * dilation + padding far from int64 overflow.
-  constexpr int64_t kMaxWindow = int64_t(1) << 24;
-  auto outOfRange = [](ArrayRef<int64_t> v, int64_t lo, int64_t hi) {
-    return llvm::any_of(v, [&](int64_t x) { return !ShapedType::isDynamic(x) && (x < lo || x > hi); });
-  };
-  if (outOfRange(strides, 1, kMaxWindow) || outOfRange(dilations, 1, kMaxWindow) ||
-      outOfRange(kernel, 0, kMaxWindow))
-    return c.error() << "strides and dilations must be in [1, " << kMaxWindow
-                     << "] and kernel dims in [0, " << kMaxWindow << "]";
-  auto pads = convPads(c, ArrayRef<int64_t>(xs).drop_front(2), kernel, strides, dilations);
-  if (failed(pads))
+  auto win = windowAttrs(c, ArrayRef<int64_t>(xs).drop_front(2), ArrayRef<int64_t>(ws).drop_front(2));
+  if (failed(win))
     return failure();
-  if (outOfRange(*pads, 0, kMaxDim))
-    return c.error() << "pads must be in [0, " << kMaxDim << "]";
+  auto [kernel, strides, dilations, pads] = std::move(*win);
   if (n == 1) { // add a unit height: [N, C, L] -> [N, C, 1, L]
     x = buildUnsqueeze(c, x, 2);
     w = buildUnsqueeze(c, w, 2);
@@ -136,7 +144,7 @@ LogicalResult importConv(NodeContext &c) {
     kernel.insert(kernel.begin(), 1);
     strides.insert(strides.begin(), 1);
     dilations.insert(dilations.begin(), 1);
-    *pads = {0, (*pads)[0], 0, (*pads)[1]};
+    pads = {0, pads[0], 0, pads[1]};
   }
   Shape out{xs[0], shapeOf(w)[0]};
   for (int i = 0; i < 2; ++i) {
@@ -145,12 +153,12 @@ LogicalResult importConv(NodeContext &c) {
       out.push_back(kDyn);
       continue;
     }
-    int64_t span = dilations[i] * (k - 1) + 1, padded = in + (*pads)[i] + (*pads)[i + 2];
+    int64_t span = dilations[i] * (k - 1) + 1, padded = in + pads[i] + pads[i + 2];
     if (padded < span)
       return c.error() << "kernel larger than the padded input along spatial dim " << i;
     out.push_back((padded - span) / strides[i] + 1);
   }
-  Value y = c.create<ConvOp>(withShape(x, out), x, w, c.in(2), strides, *pads, dilations,
+  Value y = c.create<ConvOp>(withShape(x, out), x, w, c.in(2), strides, pads, dilations,
                              c.attrInt("group", 1));
   if (n == 1)
     y = buildSqueeze(c, y, 2);
@@ -158,8 +166,8 @@ LogicalResult importConv(NodeContext &c) {
   return success();
 }
 
-/// Softmax: opset 13 semantics (one axis). Older opsets coerce to 2-D at `axis`, which is
-/// the same only for the last axis.
+/// Softmax: opset 13 semantics (one axis); older opsets coerce the input to 2-D at `axis`
+/// (default 1) and normalize over dims [axis, rank) (buildCoerced2D).
 LogicalResult importSoftmax(NodeContext &c) {
   if (failed(c.requireInputs(1)))
     return failure();
@@ -167,9 +175,13 @@ LogicalResult importSoftmax(NodeContext &c) {
   auto axis = c.normalizeAxis(c.attrInt("axis", c.opset() >= 13 ? -1 : 1), rank, "axis");
   if (failed(axis))
     return failure();
-  if (c.opset() < 13 && *axis != rank - 1)
-    return c.unsupported("Softmax before opset 13 over a non-last axis (2-D coercion)");
-  c.setOutput(0, c.create<SoftmaxOp>(c.type(0), c.in(0), *axis));
+  auto softmax = [&](Value v, int64_t a) -> FailureOr<Value> {
+    return c.create<SoftmaxOp>(cast<RankedTensorType>(v.getType()), v, a).getResult();
+  };
+  auto y = c.opset() >= 13 ? softmax(c.in(0), *axis) : buildCoerced2D(c, c.in(0), *axis, softmax);
+  if (failed(y))
+    return failure();
+  c.setOutput(0, *y);
   return success();
 }
 

@@ -1,9 +1,9 @@
 //===- OpsShape.cpp - shape, layout, indexing and constant ops ------------===//
 //
 // Shape, Reshape, (Un)Squeeze, Concat, Slice, Split, Gather(ND), Expand, Tile, Flatten,
-// Transpose, ConstantOfShape, Range, Constant, Pad, Trilu, CumSum. Inputs that ONNX moved
-// from attributes to operands across opsets (axes, split sizes, slice bounds, pads) are
-// read from either form.
+// Transpose, ConstantOfShape, Range, Constant, Pad, Trilu, CumSum, CumProd. Inputs that
+// ONNX moved from attributes to operands across opsets (axes, split sizes, slice bounds,
+// pads) are read from either form.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/import/onnx/GraphImporter.h"
@@ -474,7 +474,9 @@ LogicalResult importTrilu(NodeContext &c) {
   return success();
 }
 
-LogicalResult importCumSum(NodeContext &c) {
+/// CumSum (-> mm.cumsum) and CumProd (opset 26, -> mm.cumprod): the axis input must be
+/// a constant.
+template <typename OpT> LogicalResult importCumulative(NodeContext &c) {
   if (failed(c.requireInputs(2)))
     return failure();
   auto axis = c.requireConstInts(1, "axis");
@@ -485,8 +487,10 @@ LogicalResult importCumSum(NodeContext &c) {
   auto norm = c.normalizeAxis((*axis)[0], c.type(0).getRank(), "axis");
   if (failed(norm))
     return failure();
-  c.setOutput(0, c.create<CumSumOp>(c.type(0), c.in(0), *norm, c.attrInt("exclusive", 0) != 0,
-                                    c.attrInt("reverse", 0) != 0));
+  if (c.type(0).getElementType().isInteger(1))
+    return c.unsupported(c.opType() + " of bool");
+  c.setOutput(0, c.create<OpT>(c.type(0), c.in(0), *norm, c.attrInt("exclusive", 0) != 0,
+                               c.attrInt("reverse", 0) != 0));
   return success();
 }
 
@@ -564,7 +568,8 @@ void addShapeOps(OpTable &t) {
   t["Slice"] = importSlice;
   t["Split"] = importSplit;
   t["Trilu"] = importTrilu;
-  t["CumSum"] = importCumSum;
+  t["CumSum"] = importCumulative<CumSumOp>;
+  t["CumProd"] = importCumulative<CumProdOp>;
   t["Pad"] = importPad;
 }
 
