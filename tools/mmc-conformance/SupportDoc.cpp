@@ -185,7 +185,7 @@ std::string supportMarkdown(const std::vector<Case> &cases, const std::vector<Ca
      << "roi) must be constants; the importer says so (\"... (input K) must be a constant,\n"
      << "but it is computed at run time\"). Where a case feeds such an operand as a graph\n"
      << "input, the runner specializes the model on the test's value (the input becomes an\n"
-     << "initializer) and compiles again, as a user would.\n"
+     << "initializer) and compiles again, as a user does with `mmc compile --bind NAME=VALUE`.\n"
      << "These cases pass that way:\n\n";
   for (size_t i = 0; i < cases.size(); ++i)
     if (results[i].status == Status::passed && !results[i].note.empty())
