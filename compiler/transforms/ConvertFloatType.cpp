@@ -25,6 +25,7 @@
 // whose types cannot follow fails the pass with its verifier's diagnostic.
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/transforms/FusionUtils.h"
 #include "compiler/transforms/Passes.h"
 #include "mm/MMDialect.h"
 #include "mm/MMOps.h"
@@ -97,12 +98,11 @@ struct ConvertFloatTypePass : public mm::impl::ConvertFloatTypeBase<ConvertFloat
     // A value computed from integers, cast where it meets activations; from its f32 source
     // when the graph rounded that to a narrower type first (HF's cos/sin: f32, then .to(x.dtype)).
     auto castIn = [&](Value v, Location loc) {
-      if (auto c = v.getDefiningOp<mm::CastOp>();
-          c && cast<RankedTensorType>(c.getInput().getType()).getElementType().isF32())
-        v = c.getInput();
-      return v.getType() == retype(v.getType())
-                 ? v
-                 : b.create<mm::CastOp>(loc, retype(v.getType()), v).getResult();
+      Type want = retype(v.getType()); // v's dims, the target type
+      if (mm::fusion::isFloatPrecisionCast(v.getDefiningOp()) &&
+          cast<RankedTensorType>(v.getDefiningOp()->getOperand(0).getType()).getElementType().isF32())
+        v = v.getDefiningOp()->getOperand(0);
+      return v.getType() == want ? v : b.create<mm::CastOp>(loc, want, v).getResult();
     };
 
     SmallVector<Operation *> ops;

@@ -40,6 +40,7 @@
 #include "compiler/transforms/FusionDims.h"
 #include "compiler/transforms/FusionUtils.h"
 #include "compiler/transforms/Passes.h"
+#include "runtime/core/MaskRule.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/PatternMatch.h"
@@ -68,12 +69,6 @@ struct AttentionMatch {
   Value keySource;
   double scale = 1;
 };
-
-/// The mask value at or below which a key counts as hidden: -inf (torch's SDPA), finfo.min
-/// of f32 / f16 / bf16 (HF eager), -1e9 or -1e4 (older exporters). Added to scores of any
-/// usual magnitude, each gives exp() = 0 in f32, as -inf does.
-constexpr double kHiddenAtMost = -1e4;
-bool hidesKey(double fill) { return fill <= kHiddenAtMost; }
 
 /// A scalar float constant: one element, so multiplying by it changes no shape.
 std::optional<double> scalarConstant(Value v) {

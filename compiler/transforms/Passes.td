@@ -157,12 +157,15 @@ def ConvertFloatType : Pass<"mm-convert-float-type", "::mlir::func::FuncOp"> {
     masks) keep their type until they meet activations, where they are cast (from their
     f32 source when the graph rounded it first). Runs after fusion, so an fp16 export's f32
     islands, already inside fused ops, and its f32 residual stream end in the one type.
-    Example (to=bf16):
-      %y = mm.matmul %x, %w : tensor<2x4xf16>, tensor<4x4xf32> ...
+    Example (to=bf16), an f16 argument meeting an f32 weight through the graph's cast:
+      %xf = mm.cast %x : tensor<2x4xf16> -> tensor<2x4xf32>
+      %y = mm.matmul %xf, %w : tensor<2x4xf32>, tensor<4x4xf32> -> tensor<2x4xf32>
     becomes
       %xc = mm.cast %x : tensor<2x4xf16> -> tensor<2x4xbf16>
       %wc = mm.cast %w : tensor<4x4xf32> -> tensor<4x4xbf16>
-      %y = mm.matmul %xc, %wc : tensor<2x4xbf16>, tensor<4x4xbf16> -> tensor<2x4xbf16>
+      %xf = mm.cast %xc : tensor<2x4xbf16> -> tensor<2x4xbf16>   (folded by canonicalize)
+      %y = mm.matmul %xf, %wc : tensor<2x4xbf16>, tensor<4x4xbf16> -> tensor<2x4xbf16>
+      %r = mm.cast %y : tensor<2x4xbf16> -> tensor<2x4xf32>      (the f32 result returned)
     See ConvertFloatType.cpp.
   }];
   let dependentDialects = ["::mm::MMDialect"];

@@ -51,14 +51,15 @@ float floatElement(const Tensor &t, int64_t i) {
   switch (t.dtype) {
   case DType::f16: return static_cast<float>(t.as<Half>()[i]);
   case DType::bf16: return static_cast<float>(t.as<BFloat16>()[i]);
+  case DType::f64: return static_cast<float>(t.as<double>()[i]);
   default: return t.as<float>()[i];
   }
 }
 
 Tensor convertFloat(const Tensor &t, DType to) {
-  if (!isHalfOrFloat(t.dtype) || !isHalfOrFloat(to))
+  if (!(isHalfOrFloat(t.dtype) || t.dtype == DType::f64) || !isHalfOrFloat(to))
     fail("cannot convert a ", dtypeName(t.dtype), " tensor to ", dtypeName(to),
-         " (f32, f16 and bf16 convert)");
+         " (f32, f16, bf16 and f64 convert to f32, f16 and bf16)");
   if (t.dtype == to)
     return t;
   Tensor out = Tensor::host(to, t.shape);

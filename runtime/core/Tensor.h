@@ -37,12 +37,13 @@ struct Tensor {
   static Tensor host(DType dtype, Shape shape);
 };
 
-/// Element `i` of a host tensor of f32, f16 or bf16 as f32 (exact).
+/// Element `i` of a host tensor of f32, f16, bf16 (exact) or f64 (rounded) as f32.
 float floatElement(const Tensor &t, int64_t i);
 
-/// A host tensor of f32, f16 or bf16 with its elements converted to `to` (one of the
-/// three): `t` itself when it is of type `to`, else a new tensor of t's shape, rounded to
-/// nearest even as mm.cast rounds. Throws Error naming the dtypes for any other pair.
+/// A host tensor of f32, f16, bf16 or f64 with its elements converted to `to` (f32, f16 or
+/// bf16): `t` itself when it is of type `to`, else a new tensor of t's shape, rounded to
+/// nearest even as mm.cast rounds (f64 through f32). Throws Error naming the dtypes for
+/// any other pair.
 Tensor convertFloat(const Tensor &t, DType to);
 
 } // namespace mm::rt

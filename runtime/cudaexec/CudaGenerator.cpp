@@ -185,7 +185,7 @@ GenerationResult CudaGenerator::generate(const Tensor *pixelValues,
                                  (logits.shape[1] - 1) * vocab * static_cast<int64_t>(dtypeSize(logits.dtype)),
                              last.nbytes(), cudaMemcpyDeviceToHost),
                   "cudaMemcpy");
-  r.prefillLastLogits = last;
+  r.prefillLastLogits = convertFloat(last, DType::f32); // f32 whatever the plan's type, as on the CPU
   if (r.imageFeatureCount > 0) { // host copy for --dump-dir and the tests, outside the timing
     r.imageFeatures = Tensor::host(features.dtype, features.shape);
     cuda::checkCuda(cudaMemcpy(r.imageFeatures.data, features.data, features.nbytes(),

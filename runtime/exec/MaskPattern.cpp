@@ -2,6 +2,7 @@
 #include "runtime/exec/MaskPattern.h"
 
 #include "runtime/core/Half.h"
+#include "runtime/core/MaskRule.h"
 
 #include <algorithm>
 
@@ -30,7 +31,7 @@ int visibility(const Tensor &m, int64_t e) {
   }
   if (v == 0.0)
     return 1;
-  return v <= -1e30 ? 0 : -1;
+  return hidesKey(v) ? 0 : -1;
 }
 
 } // namespace

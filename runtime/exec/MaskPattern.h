@@ -20,7 +20,8 @@ enum class MaskPattern {
 
 /// Classifies `mask` [..., qLen, kvLen] (the leading dims are batch / heads; each plane is
 /// checked): a boolean (or u8) mask is visible where nonzero; an additive float mask
-/// (f32, f16, bf16) is visible where 0 and hidden where <= -1e30 (or -inf); any other
+/// (f32, f16, bf16) is visible where 0 and hidden where it hides the key (at most -1e4,
+/// -inf included: runtime/core/MaskRule.h); any other
 /// value, dtype or a shape not ending in [qLen, kvLen] is `general`.
 MaskPattern classifyMask(const Tensor &mask, int64_t qLen, int64_t kvLen);
 

@@ -283,13 +283,13 @@ func.func @batch_broadcast(%q: tensor<1x2x5x8xf32>, %k: tensor<3x2x5x8xf32>, %v:
 // mm.attention computes in f16 (f32 inside) and a cast brings its result to the root's
 // f32; the mask is rebuilt in f16 as where(allowed, 0, -inf), since f32 min hides a key.
 // CHECK-LABEL: func.func @fp16_sdpa_island
+// CHECK-NOT: mm.softmax
 // CHECK-DAG: %[[NINF:.*]] = mm.constant dense<0xFC00> : tensor<1xf16>
 // CHECK-DAG: %[[ZERO:.*]] = mm.constant dense<0.000000e+00> : tensor<1xf16>
 // CHECK: %[[M:.*]] = mm.where %arg3, %[[ZERO]], %[[NINF]] : tensor<1x1x5x7xi1>, tensor<1xf16>, tensor<1xf16> -> tensor<1x1x5x7xf16>
 // CHECK: %[[A:.*]] = mm.attention %arg0, %arg1, %arg2, %[[M]] {scale = 2.500000e-01 : f32} : tensor<1x4x5x16xf16>, tensor<1x4x7x16xf16>, tensor<1x4x7x16xf16>, tensor<1x1x5x7xf16> -> tensor<1x4x5x16xf16>
 // CHECK-NEXT: %[[C:.*]] = mm.cast %[[A]] : tensor<1x4x5x16xf16> -> tensor<1x4x5x16xf32>
 // CHECK-NEXT: return %[[C]]
-// CHECK-NOT: mm.softmax
 func.func @fp16_sdpa_island(%q: tensor<1x4x5x16xf16>, %k: tensor<1x4x7x16xf16>, %v: tensor<1x4x7x16xf16>, %allowed: tensor<1x1x5x7xi1>) -> tensor<1x4x5x16xf32> {
   %half = mm.constant dense<5.000000e-01> : tensor<f16>
   %zero = mm.constant dense<0.000000e+00> : tensor<1xf32>
@@ -354,8 +354,9 @@ func.func @bool_mask_finfo_min_fill(%q: tensor<1x2x5x8xf32>, %k: tensor<1x2x5x8x
 
 // -----
 
-// Near miss for the mask: a fill of -100 is above the hiding bound (-1e4), so the mask is
-// taken as a bias, not a hidden key: kept as it is and cast to the op's f16, not rebuilt.
+// A mask fill of -100 is above the hiding bound (-1e4): the mask is taken as a bias, not
+// hidden keys, so the block fuses with the mask kept as it is (cast to the op's f16), not
+// rebuilt with -inf.
 // CHECK-LABEL: func.func @mild_fill_kept
 // CHECK: %[[M:.*]] = mm.where %arg3, %{{.*}}, %{{.*}} : tensor<1x1x5x5xi1>, tensor<1xf32>, tensor<1xf32> -> tensor<1x1x5x5xf32>
 // CHECK: %[[C:.*]] = mm.cast %[[M]] : tensor<1x1x5x5xf32> -> tensor<1x1x5x5xf16>

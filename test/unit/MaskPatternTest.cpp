@@ -33,9 +33,13 @@ TEST(MaskPattern, CausalWithPastPositions) {
   // 3 queries at the end of 5 keys: query i sees keys j <= i + 2.
   auto causal = [](int64_t i, int64_t j) { return j <= i + 2; };
   EXPECT_EQ(classifyMask(additive(2, 3, 5, causal, -kInf), 3, 5), MaskPattern::causal);
-  // HF's finite minimum counts as hidden.
+  // HF's finite minimum counts as hidden, f16's -65504 and -1e4 too (runtime/core/MaskRule.h).
   EXPECT_EQ(classifyMask(additive(1, 3, 5, causal, std::numeric_limits<float>::lowest()), 3, 5),
             MaskPattern::causal);
+  EXPECT_EQ(classifyMask(additive(1, 3, 5, causal, -65504.0f), 3, 5), MaskPattern::causal);
+  EXPECT_EQ(classifyMask(additive(1, 3, 5, causal, -1e4f), 3, 5), MaskPattern::causal);
+  // Just above the bound the value is a bias, not a hidden key.
+  EXPECT_EQ(classifyMask(additive(1, 3, 5, causal, -9999.0f), 3, 5), MaskPattern::general);
 }
 
 TEST(MaskPattern, NearMissesAreGeneral) {

@@ -129,15 +129,18 @@ void report(const GenerationResult &r, const GenerateOptions &o, double deviceMi
 }
 
 /// The pixel values of --pixel-values in the vision encoder's float type (an f32 .npy
-/// feeds an f16 export's encoder; f32, f16 and bf16 files are taken), as given otherwise.
+/// feeds an f16 export's encoder; f32, f16, bf16 and f64 files are taken), as given
+/// otherwise (the encoder's input check then names what is wrong).
 Tensor readPixelValues(const Plan &plan, const std::string &path) {
   Tensor pixels = readTensorFile(path);
   const std::string &vision = plan.generation().visionFunction;
   if (vision.empty())
     return pixels;
   const FunctionInfo &fn = plan.function(vision);
+  if (fn.inputs.empty())
+    return pixels;
   DType want = fn.tensors[fn.inputs[0].tensor].dtype;
-  bool floats = isFloat(pixels.dtype) && pixels.dtype != DType::f64 && isFloat(want);
+  bool floats = isFloat(pixels.dtype) && isFloat(want) && want != DType::f64;
   return floats ? convertFloat(pixels, want) : pixels;
 }
 

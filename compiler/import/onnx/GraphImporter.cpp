@@ -1,12 +1,16 @@
 //===- GraphImporter.cpp - one ONNX graph into one func.func ---------------===//
 #include "compiler/import/onnx/GraphImporter.h"
-
 #include "compiler/import/onnx/Weights.h"
 #include "mm/MMOps.h"
 
 #include "mlir/IR/Diagnostics.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringSet.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
 
 using namespace mlir;
 
@@ -276,9 +280,9 @@ ArrayAttr dimsAttr(Builder &b, ArrayRef<std::string> names, int64_t rank) {
 } // namespace
 
 GraphImporter::GraphImporter(const LoadedModel &model, StringRef funcName, ModuleOp module,
-                             const InputBindings &bindings)
+                             InputBindings bindings)
     : model_(model), funcName_(funcName.str()), module_(module), b_(module.getContext()),
-      bindings_(bindings) {}
+      bindings_(std::move(bindings)) {}
 
 Location GraphImporter::fileLoc() const {
   return FileLineColLoc::get(b_.getContext(), model_.path, 0, 0);
@@ -413,12 +417,27 @@ FailureOr<Value> GraphImporter::boundInput(const onnx::ValueInfoProto &input,
     }
     attr = DenseElementsAttr::get(t, xs);
   } else if (auto i = dyn_cast<IntegerType>(e)) {
+    // Signed or unsigned values of the width (ONNX's int8 and uint8 are both i8 here); a
+    // bool is 0 or 1 (true / false).
+    // (Values come through a double: at most 2^53 in magnitude, where doubles are exact.)
+    const unsigned w = i.getWidth();
+    const double exact = std::ldexp(1.0, 53);
+    const double lo = w == 1 ? 0 : std::max(-std::ldexp(1.0, static_cast<int>(w) - 1), -exact);
+    const double hi = w == 1 ? 1 : std::min(std::ldexp(1.0, static_cast<int>(w)) - 1, exact);
     SmallVector<APInt> xs;
     for (double v : values) {
-      if (v != std::floor(v))
-        return emitError(loc) << "--bind " << input.name() << ": " << v
-                              << " is not an integer, and the input is " << t;
-      xs.push_back(APInt(i.getWidth(), static_cast<uint64_t>(static_cast<int64_t>(v)), true));
+      if (!std::isfinite(v) || v != std::floor(v) || v < lo || v > hi) {
+        std::ostringstream text;
+        text << v << " does not fit the input's type ";
+        auto d = emitError(loc) << "--bind " << input.name() << ": " << text.str() << t;
+        if (w == 1)
+          d << " (a bool: 0, 1, true or false)";
+        else
+          d << " (an integer in [" << static_cast<int64_t>(lo) << ", " << static_cast<uint64_t>(hi) << "])";
+        return d;
+      }
+      xs.push_back(v < 0 ? APInt(w, static_cast<uint64_t>(static_cast<int64_t>(v)), true)
+                         : APInt(w, static_cast<uint64_t>(v)));
     }
     attr = DenseElementsAttr::get(t, xs);
   } else {
@@ -431,8 +450,20 @@ FailureOr<Value> GraphImporter::boundInput(const onnx::ValueInfoProto &input,
 
 LogicalResult GraphImporter::importSubgraph(const onnx::GraphProto &subgraph,
                                             SmallVectorImpl<Value> &outputs) {
+  // The subgraph's names are its own: they leave the name table when it is imported (two
+  // branches, or a branch and the main graph after it, may reuse one).
+  scopes_.emplace_back();
+  auto leave = llvm::make_scope_exit([&] {
+    for (const std::string &name : scopes_.back())
+      values_.erase(name);
+    scopes_.pop_back();
+  });
   for (const onnx::TensorProto &init : subgraph.initializer()) {
     Location loc = nodeLoc(init.name());
+    if (init.data_location() == onnx::TensorProto::EXTERNAL)
+      return emitError(loc) << "initializer '" << init.name() << "' of subgraph '" << subgraph.name()
+                            << "' keeps its data outside the model (external data), which "
+                            << "subgraphs may not do here";
     b_.setInsertionPointToEnd(&func_.getBody().front());
     auto type = tensorType(init, loc, "initializer '" + init.name() + "'");
     if (failed(type))
@@ -541,6 +572,8 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, size_t inde
 LogicalResult GraphImporter::bind(const std::string &name, Value v, Location loc) {
   if (values_.count(name))
     return emitError(loc) << "value '" << name << "' is defined more than once";
+  if (!scopes_.empty())
+    scopes_.back().push_back(name);
   auto it = declared_.find(name);
   if (it != declared_.end()) {
     auto t = cast<RankedTensorType>(v.getType());

@@ -155,7 +155,7 @@ using InputBindings = std::map<std::string, std::vector<double>>;
 class GraphImporter {
 public:
   GraphImporter(const LoadedModel &model, llvm::StringRef funcName, mlir::ModuleOp module,
-                const InputBindings &bindings = {});
+                InputBindings bindings = {});
 
   /// Builds the function; on failure the diagnostics are emitted and the partial function
   /// is erased.
@@ -196,7 +196,9 @@ private:
   int64_t defaultOpset_ = -1;
   llvm::StringMap<mlir::Value> values_;
   llvm::StringMap<DeclaredType> declared_;
-  const InputBindings &bindings_;
+  InputBindings bindings_;
+  /// The names bound by each subgraph being imported (importSubgraph), innermost last.
+  std::vector<std::vector<std::string>> scopes_;
 };
 
 } // namespace mm::onnx_import

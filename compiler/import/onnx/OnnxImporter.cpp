@@ -79,8 +79,12 @@ FailureOr<OwningOpRef<ModuleOp>> importOnnx(StringRef path, MLIRContext &ctx,
     auto model = onnx_import::loadModel(file, FileLineColLoc::get(&ctx, file, 0, 0));
     if (failed(model))
       return failure();
+    std::set<std::string> initializers; // IR version 3 lists them as inputs too
+    for (const auto &init : (*model)->initializers)
+      initializers.insert(init.proto.name());
     for (const auto &input : (*model)->model.graph().input())
-      inputs.insert(input.name());
+      if (!initializers.count(input.name()))
+        inputs.insert(input.name());
     models.push_back(std::move(*model));
   }
   for (const auto &[name, values] : options.bindings)

@@ -13,10 +13,12 @@
 // quantized cache, q/k norms and output_qk.
 //
 // GroupQueryAttention with a past: onnxruntime writes each row's new keys after its own
-// valid past length (seqlens_k + 1 - S), in a buffer that may be longer. mmc appends them
-// after the whole past (the KV-cache contract of every decoder), which is the same when
-// every row's past fills the buffer: batch 1, or a batch without padding. Masked (padded)
-// keys come from seqlens_k: key j is visible to row b when j <= seqlens_k[b].
+// valid past length (seqlens_k + 1 - S) in the past buffer. mmc appends them after the
+// whole past (the KV-cache contract of every decoder) and hides, per row, the padded end
+// of its past and its padded new keys (gqaKeyMask); rotary positions are the row's valid
+// past length + s, as onnxruntime's. The values are the same; the present differs in
+// layout (padding inside, not at the end) and length (P + S, where onnxruntime's shared
+// past/present buffer keeps max(total_sequence_length, P)).
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/import/onnx/AttentionBuilders.h"
@@ -244,17 +246,50 @@ FailureOr<std::array<Value, 3>> gqaProjections(NodeContext &c, int64_t heads, in
                               splitHeads(c, v, kvHeads)};
 }
 
-/// Key visibility from seqlens_k (int32 [B]: each row's total length minus 1): a boolean
-/// [B, 1, 1, T], key j visible to row b iff j <= seqlens_k[b].
-FailureOr<Value> seqlensMask(NodeContext &c, Value presentK) {
-  Value lens = c.in(5);
+/// Each row's lengths in GroupQueryAttention's KV cache, from seqlens_k (int32 [B]: the
+/// row's valid total length minus 1) and the new tokens S: i64 [B] values.
+struct GqaRows {
+  Value last;      ///< seqlens_k: the row's last valid key position
+  Value validPast; ///< max(seqlens_k + 1 - S, 0): the row's valid past length
+};
+
+FailureOr<GqaRows> gqaRows(NodeContext &c) {
   if (c.type(5).getRank() != 1)
     return c.error() << "seqlens_k must be 1-D [B], got " << c.type(5);
   Type i64 = c.builder().getI64Type();
-  Value last = c.create<CastOp>(RankedTensorType::get(shapeOf(lens), i64), lens);
-  Value keys = iota(c, dimScalar(c, presentK, 2), shapeOf(presentK)[2]);
-  auto visible = buildBroadcast<LessOrEqualOp>(c, buildUnsqueeze(c, keys, 0), buildUnsqueeze(c, last, 1),
-                                               /*boolResult=*/true);
+  Value last = c.create<CastOp>(RankedTensorType::get(shapeOf(c.in(5)), i64), c.in(5));
+  auto plusOne = buildBroadcast<AddOp>(c, last, c.scalar(i64, 1));
+  if (failed(plusOne))
+    return failure();
+  auto past = buildBroadcast<SubOp>(c, *plusOne, dimScalar(c, c.in(0), 1));
+  if (failed(past) || failed(past = buildBroadcast<MaxOp>(c, *past, c.scalar(i64, 0))))
+    return failure();
+  return GqaRows{last, *past};
+}
+
+/// Rotary positions of the new tokens, validPast[b] + s: i64 [B, S].
+FailureOr<Value> rowPositions(NodeContext &c, const GqaRows &rows) {
+  Value steps = iota(c, dimScalar(c, c.in(0), 1), shapeOf(c.in(0))[1]);
+  return buildBroadcast<AddOp>(c, buildUnsqueeze(c, rows.validPast, 1), buildUnsqueeze(c, steps, 0));
+}
+
+/// Which keys of present = concat(past [P], new [S]) row b sees: its valid past
+/// (j < validPast[b]) and its valid new keys (P <= j, j - P + validPast[b] <= last[b]);
+/// a past padded beyond validPast stays hidden. A boolean [B, 1, 1, P + S] (the causal
+/// flag of mm.attention then hides the new keys after each query).
+FailureOr<Value> gqaKeyMask(NodeContext &c, const GqaRows &rows, Value presentK, Value pastLen) {
+  Value keys = buildUnsqueeze(c, iota(c, dimScalar(c, presentK, 2), shapeOf(presentK)[2]), 0);
+  Value validPast = buildUnsqueeze(c, rows.validPast, 1), last = buildUnsqueeze(c, rows.last, 1);
+  auto inPast = buildBroadcast<LessOp>(c, keys, validPast, /*boolResult=*/true);
+  auto isNew = buildBroadcast<GreaterOrEqualOp>(c, keys, pastLen, /*boolResult=*/true);
+  auto newPos = buildBroadcast<SubOp>(c, keys, pastLen);
+  if (failed(inPast) || failed(isNew) || failed(newPos) ||
+      failed(newPos = buildBroadcast<AddOp>(c, *newPos, validPast)))
+    return failure();
+  auto newValid = buildBroadcast<LessOrEqualOp>(c, *newPos, last, /*boolResult=*/true);
+  if (failed(newValid) || failed(newValid = buildBroadcast<AndOp>(c, *isNew, *newValid)))
+    return failure();
+  auto visible = buildBroadcast<OrOp>(c, *inPast, *newValid);
   if (failed(visible))
     return failure();
   return buildUnsqueeze(c, buildUnsqueeze(c, *visible, 1), 1);
@@ -285,17 +320,16 @@ LogicalResult importGroupQueryAttention(NodeContext &c) {
   if (c.has(3) != c.has(4))
     return c.error() << "past_key and past_value must be both given or both absent";
   auto qkv = gqaProjections(c, heads, kvHeads);
-  if (failed(qkv))
+  auto rows = gqaRows(c);
+  if (failed(qkv) || failed(rows))
     return failure();
   auto [q, k, v] = *qkv;
 
   if (c.attrInt("do_rotary", 0)) {
     if (!c.has(7) || !c.has(8))
       return c.error() << "do_rotary needs cos_cache and sin_cache";
-    // Without position_ids: past length + s, the new tokens following the past (see the
-    // file comment).
-    Value past = c.has(3) ? dimScalar(c, c.in(3), 2) : c.scalar(c.builder().getI64Type(), 0);
-    FailureOr<Value> positions = c.has(9) ? c.in(9) : offsetPositions(c, past, c.in(0), 1);
+    // Without position_ids: each row's valid past length + s (onnxruntime's rule).
+    FailureOr<Value> positions = c.has(9) ? c.in(9) : rowPositions(c, *rows);
     if (failed(positions))
       return failure();
     bool interleaved = c.attrInt("rotary_interleaved", 0) != 0;
@@ -309,7 +343,8 @@ LogicalResult importGroupQueryAttention(NodeContext &c) {
   auto scale = attentionScale(c, shapeOf(q)[3]);
   if (failed(presentK) || failed(presentV) || failed(scale))
     return failure();
-  auto visible = seqlensMask(c, *presentK);
+  Value pastLen = c.has(3) ? dimScalar(c, c.in(3), 2) : c.scalar(c.builder().getI64Type(), 0);
+  auto visible = gqaKeyMask(c, *rows, *presentK, pastLen);
   if (failed(visible))
     return failure();
   Type elt = cast<RankedTensorType>(q.getType()).getElementType();
@@ -327,9 +362,12 @@ LogicalResult importGroupQueryAttention(NodeContext &c) {
     auto causal = causalMask(c, q, *presentK, c.in(3));
     if (failed(causal))
       return failure();
+    auto shape = broadcastShapes({shapeOf(mask), shapeOf(*causal)});
+    if (!shape)
+      return c.error() << "the mask " << mask.getType() << " does not fit the causal mask";
     auto both = cast<RankedTensorType>(mask.getType()).getElementType().isInteger(1)
                     ? buildBroadcast<AndOp>(c, mask, *causal)
-                    : FailureOr<Value>(c.create<WhereOp>(mask.getType(), *causal, mask,
+                    : FailureOr<Value>(c.create<WhereOp>(RankedTensorType::get(*shape, elt), *causal, mask,
                                                          c.scalar(elt, -std::numeric_limits<double>::infinity()))
                                            .getResult());
     if (failed(both))

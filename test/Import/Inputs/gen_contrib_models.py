@@ -77,6 +77,7 @@ def cases():
                                    [("x", x)], [("y", [2, 3, 16])])
     out.update(rotary_cases())
     out.update(attention_cases())
+    out.update(padded_gqa_cases())
     # Without an epsilon attribute: onnxruntime's default for the Skip norms is 1e-12.
     out["skip_simplified_layer_norm_default_eps"] = case(
         [helper.make_node("SkipSimplifiedLayerNormalization", ["x", "skip", "gamma"], ["y"], domain=MS)],
@@ -200,6 +201,27 @@ def run_ort(ort_modules, model_path, inputs, work):
     dtypes = {"float32": np.float32, "int64": np.int64, "int32": np.int32}
     return {n: np.fromfile(os.path.join(work, n + ".bin"), dtypes[m["type"]]).reshape(m["dims"])
             for n, m in meta.items()}
+
+
+def padded_gqa_cases():
+    """GroupQueryAttention over a right-padded batch: row 1's valid past is 3 of the buffer's
+    5 positions (decode), or its prompt is 2 of 4 tokens (prefill). onnxruntime writes row
+    1's new keys inside the buffer, mmc after it: only the attention output is compared."""
+    nq, nkv, h = 4, 2, 16
+    cos, sin = rotary_caches(16, h // 2)
+    out = {}
+    for name, seq, past, lens in (("gqa_padded_decode", 1, 5, [5, 3]), ("gqa_padded_prompt", 4, 0, [4, 2])):
+        b = len(lens)
+        ins = ["q", "k", "v"] + (["pk", "pv"] if past else ["", ""]) + ["seqlens", "total", "cos", "sin"]
+        feeds = [("q", normal([b, seq, nq * h])), ("k", normal([b, seq, nkv * h])), ("v", normal([b, seq, nkv * h]))]
+        if past:
+            feeds += [("pk", normal([b, nkv, past, h])), ("pv", normal([b, nkv, past, h]))]
+        feeds += [("seqlens", np.array([n + (past and seq) - 1 for n in lens], np.int32)),
+                  ("total", np.array(max(lens) + (past and seq), np.int32))]
+        out[name] = case([helper.make_node("GroupQueryAttention", ins, ["y", "k_out", "v_out"], domain=MS,
+                                           num_heads=nq, kv_num_heads=nkv, do_rotary=1)],
+                         feeds, [("y", [b, seq, nq * h])], [("cos", cos), ("sin", sin)])
+    return out
 
 
 def main():

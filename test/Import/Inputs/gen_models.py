@@ -367,6 +367,17 @@ def error_models():
     # An If on a graph input: a run-time condition (mmc compile --bind flag=1 takes a branch).
     then_g = helper.make_graph([node("Neg", ["x"], ["t"])], "then", [], [vi("t", F, [3])])
     else_g = helper.make_graph([node("Abs", ["x"], ["e"])], "else", [], [vi("e", F, [3])])
+    # Two Ifs on a constant condition whose branches all name their local value "tmp"
+    # (a branch's names are its own): y = Neg(x) + Relu(x).
+    def local(op, out_name):
+        return helper.make_graph([node(op, ["x"], ["tmp"]), node("Identity", ["tmp"], [out_name])],
+                                 op, [], [vi(out_name, F, [3])])
+    out["if_reused_names"] = model(
+        [helper.make_node("Constant", [], ["yes"], value=helper.make_tensor("yes", TensorProto.BOOL, [], [True])),
+         helper.make_node("If", ["yes"], ["a"], then_branch=local("Neg", "a_then"), else_branch=local("Abs", "a_else")),
+         helper.make_node("If", ["yes"], ["b"], then_branch=local("Relu", "b_then"), else_branch=local("Sigmoid", "b_else")),
+         node("Add", ["a", "b"], ["y"])],
+        [vi("x", F, [3])], [vi("y", F, [3])], 17)
     out["if_on_input"] = model([helper.make_node("If", ["flag"], ["y"], name="branch",
                                                  then_branch=then_g, else_branch=else_g)],
                                [vi("flag", TensorProto.BOOL, []), vi("x", F, [3])], [vi("y", F, [3])], 17)
