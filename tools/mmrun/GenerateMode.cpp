@@ -129,8 +129,8 @@ void report(const GenerationResult &r, const GenerateOptions &o, double deviceMi
 }
 
 /// The pixel values of --pixel-values in the vision encoder's float type (an f32 .npy
-/// feeds an f16 export's encoder; f32, f16, bf16 and f64 files are taken), as given
-/// otherwise (the encoder's input check then names what is wrong).
+/// feeds an f16 export's encoder; f32, f16, bf16 and f64 files are taken). A file of
+/// another kind or shape is passed as it is, so the encoder's input check names it.
 Tensor readPixelValues(const Plan &plan, const std::string &path) {
   Tensor pixels = readTensorFile(path);
   const std::string &vision = plan.generation().visionFunction;
@@ -139,9 +139,10 @@ Tensor readPixelValues(const Plan &plan, const std::string &path) {
   const FunctionInfo &fn = plan.function(vision);
   if (fn.inputs.empty())
     return pixels;
-  DType want = fn.tensors[fn.inputs[0].tensor].dtype;
-  bool floats = isFloat(pixels.dtype) && isFloat(want) && want != DType::f64;
-  return floats ? convertFloat(pixels, want) : pixels;
+  const TensorInfo &want = fn.tensors[fn.inputs[0].tensor];
+  bool convert = isFloat(pixels.dtype) && isFloat(want.dtype) && want.dtype != DType::f64 &&
+                 fitsDeclaredShape(want, pixels.shape);
+  return convert ? convertFloat(pixels, want.dtype) : pixels;
 }
 
 /// Runs the warm-up generations and the reported one with `gen` (CPU or CUDA generator).

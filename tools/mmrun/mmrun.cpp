@@ -103,7 +103,15 @@ int main(int argc, char **argv) {
     auto plan = mm::rt::Plan::load(planPath);
     if (info)
       return mmrun::printInfo(*plan, llvm::outs());
-    bool graphMode = !inputs.empty() || !inputDir.empty();
+    // One graph also when the function to run takes no inputs (every input bound at
+    // compile time): --function, or the plan's only function.
+    auto takesNoInputs = [&] {
+      const auto &fns = plan->functions();
+      if (!function.empty())
+        return plan->function(function).inputs.empty();
+      return fns.size() == 1 && fns[0].inputs.empty();
+    };
+    bool graphMode = !inputs.empty() || !inputDir.empty() || (inputIds.empty() && takesNoInputs());
     if (graphMode && !inputIds.empty())
       mm::rt::fail("give either --input-ids (generation) or --input/--input-dir (one graph), not both");
     if (graphMode) {

@@ -15,12 +15,28 @@ FailureOr<Value> matmulOf(NodeContext &c, Value a, Value b) {
   return c.create<MatMulOp>(withShape(a, *shape), a, b).getResult();
 }
 
+// The head size given when it is known, not inferred (-1 cannot be inferred from a zero
+// sequence length).
 Value splitHeads(NodeContext &c, Value x, int64_t heads) {
-  return buildTranspose(c, buildReshape(c, x, {0, 0, heads, -1}), {0, 2, 1, 3});
+  int64_t hidden = shapeOf(x)[2];
+  int64_t size = isDyn(hidden) || hidden % heads != 0 ? -1 : hidden / heads;
+  return buildTranspose(c, buildReshape(c, x, {0, 0, heads, size}), {0, 2, 1, 3});
+}
+
+LogicalResult requireHeads(NodeContext &c, Value x, int64_t heads, StringRef what) {
+  int64_t hidden = shapeOf(x)[2];
+  if (heads <= 0)
+    return c.error() << what << " must be positive, got " << heads;
+  if (!isDyn(hidden) && hidden % heads != 0)
+    return c.error() << what << " " << heads << " does not divide the hidden size " << hidden
+                     << " of " << x.getType();
+  return success();
 }
 
 Value mergeHeads(NodeContext &c, Value x) {
-  return buildReshape(c, buildTranspose(c, x, {0, 2, 1, 3}), {0, 0, -1});
+  Shape s = shapeOf(x);
+  int64_t hidden = isDyn(s[1]) || isDyn(s[3]) ? -1 : s[1] * s[3];
+  return buildReshape(c, buildTranspose(c, x, {0, 2, 1, 3}), {0, 0, hidden});
 }
 
 Value dimScalar(NodeContext &c, Value v, int64_t axis) {

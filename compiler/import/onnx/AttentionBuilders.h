@@ -19,8 +19,13 @@ inline bool isDyn(int64_t d) { return mlir::ShapedType::isDynamic(d); }
 /// a @ b (mm.matmul with numpy's batch broadcasting); an error when they do not fit.
 mlir::FailureOr<mlir::Value> matmulOf(NodeContext &c, mlir::Value a, mlir::Value b);
 
-/// [B, S, H*D] -> [B, H, S, D].
+/// [B, S, H*D] -> [B, H, S, D] (callers check that H divides a static hidden size:
+/// requireHeads).
 mlir::Value splitHeads(NodeContext &c, mlir::Value x, int64_t heads);
+
+/// Errors unless `heads` is positive and divides dim 2 of `x` [B, S, hidden] when static,
+/// naming `what` (the node's attribute).
+mlir::LogicalResult requireHeads(NodeContext &c, mlir::Value x, int64_t heads, llvm::StringRef what);
 
 /// [B, H, S, D] -> [B, S, H*D].
 mlir::Value mergeHeads(NodeContext &c, mlir::Value x);

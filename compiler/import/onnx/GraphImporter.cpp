@@ -371,8 +371,8 @@ LogicalResult GraphImporter::createFunction() {
     if (it == bindings_.end())
       emitRemark(nodeLoc(input->name()))
           << "graph input 'use_cache_branch' of '" << model_.path << "' bound to true "
-          << "(Optimum's merged decoder: mmrun keeps a KV cache, so the with-past branch runs; "
-          << "--bind use_cache_branch=0 takes the other)";
+          << "(Optimum's merged decoders select their with-past graph with it, which mmrun's "
+          << "KV cache needs; --bind use_cache_branch=0 binds it to false)";
     auto v = boundInput(*input, decl, it == bindings_.end() ? std::vector<double>{1} : it->second);
     if (failed(v) || failed(bind(input->name(), *v, nodeLoc(input->name()))))
       return failure();
@@ -413,6 +413,11 @@ FailureOr<Value> GraphImporter::boundInput(const onnx::ValueInfoProto &input,
       APFloat x(v);
       bool lost = false;
       x.convert(f.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+      if (std::isfinite(v) && x.isInfinity()) {
+        std::ostringstream text;
+        text << v << " overflows the input's type ";
+        return emitError(loc) << "--bind " << input.name() << ": " << text.str() << t;
+      }
       xs.push_back(x);
     }
     attr = DenseElementsAttr::get(t, xs);
@@ -451,11 +456,16 @@ FailureOr<Value> GraphImporter::boundInput(const onnx::ValueInfoProto &input,
 LogicalResult GraphImporter::importSubgraph(const onnx::GraphProto &subgraph,
                                             SmallVectorImpl<Value> &outputs) {
   // The subgraph's names are its own: they leave the name table when it is imported (two
-  // branches, or a branch and the main graph after it, may reuse one).
+  // branches, or a branch and the main graph after it, may reuse one), and a name it
+  // shadows is the enclosing graph's again.
   scopes_.emplace_back();
   auto leave = llvm::make_scope_exit([&] {
-    for (const std::string &name : scopes_.back())
-      values_.erase(name);
+    for (auto it = scopes_.back().rbegin(); it != scopes_.back().rend(); ++it) {
+      if (it->second)
+        values_[it->first] = it->second;
+      else
+        values_.erase(it->first);
+    }
     scopes_.pop_back();
   });
   for (const onnx::TensorProto &init : subgraph.initializer()) {
@@ -570,10 +580,13 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, size_t inde
 }
 
 LogicalResult GraphImporter::bind(const std::string &name, Value v, Location loc) {
-  if (values_.count(name))
+  Value shadowed = values_.lookup(name);
+  bool inScope = !scopes_.empty() && llvm::any_of(scopes_.back(), [&](const auto &e) { return e.first == name; });
+  if (shadowed && (scopes_.empty() || inScope))
     return emitError(loc) << "value '" << name << "' is defined more than once";
   if (!scopes_.empty())
-    scopes_.back().push_back(name);
+    scopes_.back().emplace_back(name, shadowed);
+  values_.erase(name);
   auto it = declared_.find(name);
   if (it != declared_.end()) {
     auto t = cast<RankedTensorType>(v.getType());

@@ -197,8 +197,9 @@ private:
   llvm::StringMap<mlir::Value> values_;
   llvm::StringMap<DeclaredType> declared_;
   InputBindings bindings_;
-  /// The names bound by each subgraph being imported (importSubgraph), innermost last.
-  std::vector<std::vector<std::string>> scopes_;
+  /// The names bound by each subgraph being imported (importSubgraph), innermost last,
+  /// with the enclosing graph's value each shadows (null when none).
+  std::vector<std::vector<std::pair<std::string, mlir::Value>>> scopes_;
 };
 
 } // namespace mm::onnx_import

@@ -220,6 +220,14 @@ void KnownValues::infer(Operation *op) {
           e = e.known ? KnownInt::of(wrapSub(0, e.value)) : KnownInt::unknown();
         set(r, *in);
       })
+      .Case([&](NotOp) { // booleans (Optimum's Not(use_cache_branch))
+        auto in = operand(0);
+        if (!in)
+          return;
+        for (KnownInt &e : *in)
+          e = e.known ? KnownInt::of(e.value == 0 ? 1 : 0) : KnownInt::unknown();
+        set(r, *in);
+      })
       .Case([&](WhereOp w) {
         auto tx = cast<RankedTensorType>(w.getX().getType());
         auto ty = cast<RankedTensorType>(w.getY().getType());

@@ -22,6 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/import/onnx/AttentionBuilders.h"
+#include "runtime/core/MaskRule.h"
 
 #include <cmath>
 
@@ -91,7 +92,10 @@ LogicalResult importContribRotary(NodeContext &c) {
     int64_t hidden = shapeOf(x)[2];
     if (heads <= 0 && (rot > 0 || isDyn(hidden) || hidden % (2 * cs[1]) != 0))
       return c.error() << "num_heads is needed for input " << c.type(0);
-    x = splitHeads(c, x, heads > 0 ? heads : hidden / (2 * cs[1]));
+    heads = heads > 0 ? heads : hidden / (2 * cs[1]);
+    if (failed(requireHeads(c, x, heads, "num_heads")))
+      return failure();
+    x = splitHeads(c, x, heads);
   } else if (rank != 4) {
     return c.error() << "input must be 3-D [B, S, N*H] or 4-D [B, N, S, H], got " << c.type(0);
   }
@@ -134,9 +138,11 @@ Value lastDimSlice(NodeContext &c, Value x, int64_t from, int64_t size) {
                            c.constI64({rank - 1}), c.constI64({1}));
 }
 
-/// The mask of MultiHeadAttention's key_padding_mask (int32 [B, T]: 1 keeps a key, or
-/// [B, S, T]) and attention_bias ([B|1, N|1, S, T], added to the scores), for mm.attention:
-/// boolean, additive, or null when neither is given.
+/// The mask of MultiHeadAttention's key_padding_mask (int32 [B, T] or [B, S, T]: a key is
+/// kept where the value is > 0, as onnxruntime does) and attention_bias ([B|1, N|1, S, T],
+/// added to the scores), for mm.attention: boolean, additive, or null when neither is
+/// given. A masked key is hidden (-inf) when mask_filter_value hides it (at most -1e4, the
+/// default -10000: runtime/core/MaskRule.h), else mask_filter_value is added.
 FailureOr<Value> mhaMask(NodeContext &c, Type elt) {
   Value keep;
   if (c.has(4)) {
@@ -144,25 +150,37 @@ FailureOr<Value> mhaMask(NodeContext &c, Type elt) {
     if (mt.getRank() != 2 && mt.getRank() != 3)
       return c.unsupported("key_padding_mask of shape " +
                            Twine(mt.getRank() == 1 ? "[B] or [3B + 2] (key lengths)" : "other than [B, T] or [B, S, T]"));
-    Value k = c.create<CastOp>(RankedTensorType::get(mt.getShape(), c.builder().getI1Type()), c.in(4));
-    keep = mt.getRank() == 2 ? buildUnsqueeze(c, buildUnsqueeze(c, k, 1), 1) : buildUnsqueeze(c, k, 1);
+    auto kept = buildBroadcast<GreaterOp>(c, c.in(4), c.scalar(mt.getElementType(), 0), /*boolResult=*/true);
+    if (failed(kept))
+      return failure();
+    keep = mt.getRank() == 2 ? buildUnsqueeze(c, buildUnsqueeze(c, *kept, 1), 1) : buildUnsqueeze(c, *kept, 1);
   }
-  if (!c.has(5))
+  const double filter = c.attrFloat("mask_filter_value", -10000.0f);
+  const double fill = hidesKey(filter) ? -std::numeric_limits<double>::infinity() : filter;
+  if (!c.has(5) && (!keep || std::isinf(fill)))
     return keep;
+  Value bias = c.has(5) ? c.in(5) : c.scalar(elt, 0);
   if (!keep)
-    return c.in(5);
-  auto shape = broadcastShapes({shapeOf(keep), shapeOf(c.in(5))});
+    return bias;
+  auto shape = broadcastShapes({shapeOf(keep), shapeOf(bias)});
   if (!shape)
     return c.error() << "key_padding_mask and attention_bias do not broadcast";
-  Value ninf = c.scalar(elt, -std::numeric_limits<double>::infinity());
-  return c.create<WhereOp>(RankedTensorType::get(*shape, elt), keep, c.in(5), ninf).getResult();
+  Value masked = c.scalar(elt, fill);
+  if (!std::isinf(fill) && c.has(5)) { // a finite fill adds to the bias
+    auto sum = buildBroadcast<AddOp>(c, bias, masked);
+    if (failed(sum))
+      return failure();
+    masked = *sum;
+    shape = broadcastShapes({*shape, shapeOf(masked)});
+  }
+  return c.create<WhereOp>(RankedTensorType::get(*shape, elt), keep, bias, masked).getResult();
 }
 
 /// MultiHeadAttention(query [B, S, D], key, value, [bias], [key_padding_mask],
 /// [attention_bias], [past_key], [past_value]). key/value are [B, L, D] (projected here
-/// into heads) or already [B, N, L, H] (cross attention). Masked keys are hidden (-inf),
-/// where onnxruntime adds mask_filter_value (-10000): the same except in rows whose every
-/// key is masked.
+/// into heads) or already [B, N, L, H] (cross attention). Keys masked with the default
+/// mask_filter_value (-10000) are hidden (-inf): the same as onnxruntime's -10000 except
+/// in rows whose every key is masked (mhaMask).
 LogicalResult importMultiHeadAttention(NodeContext &c) {
   if (failed(c.requireInputs(1)) ||
       failed(refuse(c, {{8, "past_sequence_length (a shared past/present buffer)"},
@@ -177,9 +195,12 @@ LogicalResult importMultiHeadAttention(NodeContext &c) {
   if (failed(c.requireInputs(3)))
     return failure();
   int64_t heads = c.attrInt("num_heads", 0);
-  if (heads <= 0)
-    return c.error() << "num_heads must be positive";
+  if (failed(requireHeads(c, c.in(0), heads, "num_heads")))
+    return failure();
   int64_t keyRank = c.type(1).getRank();
+  if (keyRank == 3 && (failed(requireHeads(c, c.in(1), heads, "num_heads")) ||
+                       failed(requireHeads(c, c.in(2), heads, "num_heads"))))
+    return failure();
   if (keyRank != 3 && keyRank != 4)
     return c.error() << "key must be [B, L, D] or [B, N, L, H], got " << c.type(1);
   bool cross = keyRank == 4;
@@ -231,9 +252,14 @@ LogicalResult importMultiHeadAttention(NodeContext &c) {
 FailureOr<std::array<Value, 3>> gqaProjections(NodeContext &c, int64_t heads, int64_t kvHeads) {
   if (c.has(1) != c.has(2))
     return c.error() << "key and value must be both given or both absent";
-  if (c.has(1))
+  if (c.has(1)) {
+    if (failed(requireHeads(c, c.in(0), heads, "num_heads")) ||
+        failed(requireHeads(c, c.in(1), kvHeads, "kv_num_heads")) ||
+        failed(requireHeads(c, c.in(2), kvHeads, "kv_num_heads")))
+      return failure();
     return std::array<Value, 3>{splitHeads(c, c.in(0), heads), splitHeads(c, c.in(1), kvHeads),
                                 splitHeads(c, c.in(2), kvHeads)};
+  }
   int64_t packed = shapeOf(c.in(0))[2];
   if (isDyn(packed) || packed % (heads + 2 * kvHeads) != 0)
     return c.error() << "a packed query of width " << packed << " is not (num_heads + 2 "

@@ -240,7 +240,12 @@ LogicalResult importLoop(NodeContext &c) {
 LogicalResult importIf(NodeContext &c) {
   if (failed(c.requireInputs(1)))
     return failure();
-  auto cond = c.constInts(c.in(0));
+  if (c.type(0).getNumElements() != 1 || !c.type(0).getElementType().isInteger(1))
+    return c.error() << "the condition must be one bool, got " << c.type(0);
+  std::optional<SmallVector<int64_t>> cond = c.constInts(c.in(0));
+  if (auto k = c.in(0).getDefiningOp<ConstantOp>(); !cond && k) // any rank
+    if (auto attr = dyn_cast<DenseIntElementsAttr>(k.getValue()))
+      cond = SmallVector<int64_t>{attr.getValues<APInt>()[0].getZExtValue() ? 1 : 0};
   if (!cond || cond->size() != 1)
     return c.unsupported("If whose condition is computed at run time (control flow); bind the "
                          "graph input it comes from with mmc compile --bind NAME=VALUE");

@@ -216,6 +216,13 @@ LogicalResult importResizeLike(NodeContext &c, bool upsample) {
   for (int64_t d = 0; d < rank; ++d)
     if (r.sizes[d] < 0 && !ShapedType::isDynamic(r.out[d]))
       r.sizes[d] = r.out[d] = window::resizedSize(r.out[d], r.scales[d]);
+  // The result must be a tensor the runtime can hold (each dim is bounded; their product too).
+  double elements = 1;
+  for (int64_t d : r.out)
+    elements *= ShapedType::isDynamic(d) ? 1.0 : static_cast<double>(d);
+  if (elements > static_cast<double>(kMaxDim))
+    return c.error() << "the result would hold " << elements << " elements (more than "
+                     << kMaxDim << ")";
 
   DenseF64ArrayAttr roi;
   if (*coord == ResizeCoordinateMode::tf_crop_and_resize) {

@@ -36,6 +36,10 @@ LogicalResult importAttention(NodeContext &c) {
     int64_t qHeads = c.attrInt("q_num_heads", 0), kvHeads = c.attrInt("kv_num_heads", 0);
     if (qHeads <= 0 || kvHeads <= 0)
       return c.error() << "3-D inputs need q_num_heads and kv_num_heads";
+    if (failed(requireHeads(c, q, qHeads, "q_num_heads")) ||
+        failed(requireHeads(c, k, kvHeads, "kv_num_heads")) ||
+        failed(requireHeads(c, v, kvHeads, "kv_num_heads")))
+      return failure();
     q = splitHeads(c, q, qHeads);
     k = splitHeads(c, k, kvHeads);
     v = splitHeads(c, v, kvHeads);
@@ -125,6 +129,8 @@ LogicalResult importRotaryEmbedding(NodeContext &c) {
     int64_t heads = c.attrInt("num_heads", 0);
     if (heads <= 0)
       return c.error() << "3-D input needs num_heads";
+    if (failed(requireHeads(c, x, heads, "num_heads")))
+      return failure();
     x = splitHeads(c, x, heads);
   } else if (rank != 4) {
     return c.error() << "input must be 3-D or 4-D, got " << c.type(0);

@@ -82,6 +82,15 @@ def cases():
     out["skip_simplified_layer_norm_default_eps"] = case(
         [helper.make_node("SkipSimplifiedLayerNormalization", ["x", "skip", "gamma"], ["y"], domain=MS)],
         [("x", x * 1e-3), ("skip", skip * 1e-3)], [("y", [2, 3, 16])], [("gamma", gamma)])
+    # MultiHeadAttention's key_padding_mask keeps a key where it is > 0 (so -1 masks), and a
+    # mask_filter_value that does not hide keys (-1) is added as it is.
+    b, s, n, d = 2, 3, 2, 32
+    keep = np.array([[1, -1, 1], [1, 1, 0]], np.int32)
+    for name, attrs in (("mha_mask_values", {}), ("mha_mask_filter", {"mask_filter_value": -1.0})):
+        out[name] = case(
+            [helper.make_node("MultiHeadAttention", ["q", "k", "v", "", "keep"], ["y"], domain=MS, num_heads=n, **attrs)],
+            [("q", normal([b, s, d])), ("k", normal([b, s, d])), ("v", normal([b, s, d])), ("keep", keep)],
+            [("y", [b, s, d])])
     return out
 
 

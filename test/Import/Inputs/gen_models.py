@@ -378,6 +378,14 @@ def error_models():
          helper.make_node("If", ["yes"], ["b"], then_branch=local("Relu", "b_then"), else_branch=local("Sigmoid", "b_else")),
          node("Add", ["a", "b"], ["y"])],
         [vi("x", F, [3])], [vi("y", F, [3])], 17)
+    # A branch initializer shadowing an outer one ("w": 2 inside, 1 outside): y = x * 2 + 1.
+    scaled = helper.make_graph([node("Mul", ["x", "w"], ["xs"])], "scaled", [], [vi("xs", F, [3])],
+                               [const("w", [2.0], np.float32)])
+    out["if_shadowing"] = model(
+        [helper.make_node("Constant", [], ["yes"], value=helper.make_tensor("yes", TensorProto.BOOL, [], [True])),
+         helper.make_node("If", ["yes"], ["a"], then_branch=scaled, else_branch=local("Abs", "a_else")),
+         node("Add", ["a", "w"], ["y"])],
+        [vi("x", F, [3])], [vi("y", F, [3])], 17, [const("w", [1.0], np.float32)])
     out["if_on_input"] = model([helper.make_node("If", ["flag"], ["y"], name="branch",
                                                  then_branch=then_g, else_branch=else_g)],
                                [vi("flag", TensorProto.BOOL, []), vi("x", F, [3])], [vi("y", F, [3])], 17)
