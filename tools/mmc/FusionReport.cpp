@@ -28,6 +28,14 @@ bool parseNearMiss(llvm::StringRef text, NearMiss &m) {
 
 llvm::raw_ostream &warning() { return llvm::WithColor::warning(llvm::errs(), "mmc"); }
 
+/// True when `fn` takes past_key_values.* arguments (a decoder exported with a cache).
+bool takesPastKeyValues(mlir::func::FuncOp fn) {
+  for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+    if (llvm::StringRef(argName(fn, i)).starts_with("past_key_values."))
+      return true;
+  return false;
+}
+
 } // namespace
 
 NearMissCollector::NearMissCollector(mlir::MLIRContext *ctx)
@@ -49,8 +57,15 @@ void printNearMisses(llvm::raw_ostream &os, const std::vector<NearMiss> &misses)
 
 void warnAboutDecoders(mlir::ModuleOp module, const std::vector<NearMiss> &misses, bool cuda) {
   for (auto fn : module.getOps<mlir::func::FuncOp>()) {
-    if (fn.isExternal() || findKvCacheSlots(fn).empty())
+    if (fn.isExternal())
       continue;
+    if (findKvCacheSlots(fn).empty()) {
+      if (takesPastKeyValues(fn))
+        warning() << "@" << fn.getSymName() << " takes past_key_values inputs but returns no "
+                  << "present = concat(past, new): it has no KV-cache slots, so mmrun cannot "
+                  << "generate with it (an Optimum decoder compiled with use_cache_branch=0?)\n";
+      continue;
+    }
     for (const NearMiss &m : misses)
       if (m.function == fn.getSymName() && m.pattern == "attention")
         warning() << "decoder @" << m.function << " keeps an unfused attention at node "
