@@ -4,7 +4,7 @@
 # bandwidth for the decode roofline; prints one markdown table (bench/gpu_table.py).
 #
 # Usage: bash bench/gpu_bench.sh --mmc PATH --mmrun PATH [--work DIR] [--shared DIR]
-#          [--skip-gen] [--skip-compile] [--skip-mmrun] [--skip-hf] [--skip-hf-eager]
+#          [--model DIR] [--skip-gen] [--skip-compile] [--skip-mmrun] [--skip-hf] [--skip-hf-eager]
 #          [--skip-hf-compile]
 #          [--new-tokens 128] [--runs 3] [--repeat 20] [--hf-compile-timeout 480]
 #
@@ -12,6 +12,9 @@
 #   versions   GPU name/driver (nvidia-smi), torch, transformers, mmc/mmrun versions
 #   gen        GEN_DIR=WORK NO_TAR=1 python3 SHARED/tools/gen_models.py llava-1b-ts (minutes:
 #              ONNX export of a 1.1B model on the CPU)           [--skip-gen: reuse WORK/llava-1b-ts]
+#              --model DIR: benchmark that LLaVA folder instead (config.json, onnx/, safetensors;
+#              any export flavour or shape, e.g. models/recipes/gen_big_flavour.py llava-7b f16
+#              ts --weights); no gen phase
 #   inputs     pix1.npy, pix8.npy, prompt_ids.txt (bench/hf_llava_bench.py inputs)
 #   bandwidth  1 GiB device-to-device copy (torch)
 #   compile    mmc compile MODEL -o WORK/plan.fb --target cuda --dtype bf16  [--skip-compile]
@@ -33,7 +36,7 @@ set -uo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(dirname "$HERE")"
 PY="${PYTHON:-python3}"
-MMC="" MMRUN="" WORK="/tmp/mmc-bench" SHARED=""
+MMC="" MMRUN="" WORK="/tmp/mmc-bench" SHARED="" MODEL=""
 SKIP_GEN=0 SKIP_COMPILE=0 SKIP_MMRUN=0 SKIP_HF=0 SKIP_HF_EAGER=0 SKIP_HF_COMPILE=0
 NEW_TOKENS=128 RUNS=3 REPEAT=20 HF_COMPILE_TIMEOUT=480
 MODEL_NAME="llava-1b-ts"
@@ -47,6 +50,7 @@ while [[ $# -gt 0 ]]; do
     --mmrun) need_value "$@"; MMRUN="$2"; shift 2 ;;
     --work) need_value "$@"; WORK="$2"; shift 2 ;;
     --shared) need_value "$@"; SHARED="$2"; shift 2 ;;
+    --model) need_value "$@"; MODEL="$2"; SKIP_GEN=1; shift 2 ;;
     --new-tokens) need_value "$@"; NEW_TOKENS="$2"; shift 2 ;;
     --runs) need_value "$@"; RUNS="$2"; shift 2 ;;
     --repeat) need_value "$@"; REPEAT="$2"; shift 2 ;;
@@ -92,7 +96,13 @@ done
 
 mkdir -p "$WORK/results" || exit 2
 WORK="$(cd "$WORK" && pwd)"
-RES="$WORK/results" INPUTS="$WORK/inputs" MODEL="$WORK/$MODEL_NAME" PLAN="$WORK/plan.fb"
+RES="$WORK/results" INPUTS="$WORK/inputs" PLAN="$WORK/plan.fb"
+if [[ -n "$MODEL" ]]; then
+  [[ -d "$MODEL" ]] || { echo "gpu_bench: --model '$MODEL' is not a folder" >&2; exit 2; }
+  MODEL="$(cd "$MODEL" && pwd)"
+else
+  MODEL="$WORK/$MODEL_NAME"
+fi
 FAILED=() IDS=""
 
 log() { echo "[gpu_bench $(date -u +%H:%M:%S)] $*" >&2; }

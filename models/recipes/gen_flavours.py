@@ -9,7 +9,9 @@
 #
 #   GEN_TOOLS=../shared/tools GEN_DIR=/tmp/flavours python3 models/recipes/gen_flavours.py [NAME ...]
 #
-# NAME: f32-ts f32-dynamo f16-ts f16-dynamo (default: all). Writes GEN_DIR/tiny-llava-NAME/:
+# NAME: f32-ts f32-dynamo f16-ts f16-dynamo hd64-f32-ts hd128-f32-ts (default: all; hd64/hd128:
+# head dims 64 and 128 in the vision and text attention, see SHAPES; any shape takes any flavour).
+# Writes GEN_DIR/tiny-llava-NAME/:
 #   config.json, onnx/{vision_encoder,embed_tokens,decoder_model_merged}.onnx,
 #   onnx/<graph>_test_data_set_0/{input,output}_N.pb   (the graph's own dtype, from PyTorch)
 #   reference/generation.json      greedy tokens of HF generate in the flavour's dtype
@@ -17,6 +19,9 @@
 #   reference/pixel_values.npy     f32 pixels (pixel_values_f16.npy for the fp16 flavours)
 #   reference/teacher_logits.npy   fp32 CPU logits [16, vocab] at each generated position,
 #                                  teacher-forced on the fp32 tokens (for low-precision checks)
+#   reference/image_features.npy, prefill_last_logits.npy   the fp32 CPU model's [1, F, hidden]
+#                                  features and [vocab] logits after the prompt
+#                                  (check_generation.py --intermediates)
 # The model differs from ../shared/models/tiny-llava-ts on purpose: every bias and norm scale is
 # random (gen_models.randomize) and the decoder has q/k/v biases (attention_bias, as Qwen2), so a
 # dropped or reordered bias changes the outputs.
@@ -28,16 +33,25 @@ sys.path.insert(0, os.environ.get("GEN_TOOLS", os.path.join(os.path.dirname(__fi
 import gen_models as G  # noqa: E402
 
 WORK = os.environ.get("GEN_DIR", "/tmp/flavours")
-FLAVOURS = ["f32-ts", "f32-dynamo", "f16-ts", "f16-dynamo"]
+FLAVOURS = ["f32-ts", "f32-dynamo", "f16-ts", "f16-dynamo", "hd64-f32-ts", "hd128-f32-ts"]
 
 
-def build():
+# Shapes: the default (head dim 16 everywhere, as ../shared/models) and two whose head dims are
+# those the tiled prefill, decode and fused decode-step CUDA kernels take (64 and 128), small
+# enough for CI on the CPU: {shape: (vision hidden, vision heads, vision mlp, text hidden,
+# text heads, text KV heads, text mlp)}.
+SHAPES = {"": (64, 4, 128, 64, 4, 2, 176), "hd64": (128, 2, 256, 128, 2, 1, 256),
+          "hd128": (256, 2, 256, 256, 2, 1, 256)}
+
+
+def build(shape=""):
     from transformers import LlavaConfig, LlavaForConditionalGeneration, CLIPVisionConfig, LlamaConfig
     torch.manual_seed(0)
-    vc = CLIPVisionConfig(hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
+    vh, vheads, vmlp, th, theads, tkv, tmlp = SHAPES[shape]
+    vc = CLIPVisionConfig(hidden_size=vh, intermediate_size=vmlp, num_hidden_layers=2, num_attention_heads=vheads,
                           image_size=64, patch_size=16, projection_dim=64)
-    tc = LlamaConfig(hidden_size=64, intermediate_size=176, num_hidden_layers=2, num_attention_heads=4,
-                     num_key_value_heads=2, vocab_size=320, max_position_embeddings=256, rms_norm_eps=1e-5,
+    tc = LlamaConfig(hidden_size=th, intermediate_size=tmlp, num_hidden_layers=2, num_attention_heads=theads,
+                     num_key_value_heads=tkv, vocab_size=320, max_position_embeddings=256, rms_norm_eps=1e-5,
                      tie_word_embeddings=False, attention_bias=True, rope_theta=10000.0)
     cfg = LlavaConfig(vision_config=vc, text_config=tc, image_token_index=300, vision_feature_layer=-2,
                       vision_feature_select_strategy="default", projector_hidden_act="gelu")
@@ -85,17 +99,21 @@ class LMHead(torch.nn.Module):
         return r
 
 
-def export_graph(mod, args, path, ins, outs, dyn, dynamo):
+def export_graph(mod, args, path, ins, outs, dyn, dynamo, big=False):
+    """big: weights over protobuf's 2 GB (external data; TorchScript without constant folding,
+    as ../shared/tools/gen_half.py exports the benchmark shapes)."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
+    t0 = time.time()
     if dynamo:
         torch.onnx.export(mod, tuple(args), path, input_names=ins, output_names=outs, dynamic_axes=dyn,
-                          dynamo=True, external_data=False)
+                          dynamo=True, external_data=big)
     else:
         torch.onnx.export(mod, tuple(args), path, input_names=ins, output_names=outs, dynamic_axes=dyn,
-                          opset_version=17, dynamo=False, do_constant_folding=True)
+                          opset_version=17, dynamo=False, do_constant_folding=not big)
+    G.log("exported", path, f"{time.time() - t0:.1f}s")
 
 
-def export_decoder(m, cfg, base, dtype, dev, dynamo, g):
+def export_decoder(m, cfg, base, dtype, dev, dynamo, g, big=False):
     tc = cfg.text_config
     n, nkv, hd = tc.num_hidden_layers, tc.num_key_value_heads, tc.hidden_size // tc.num_attention_heads
     dec = G.DecoderWithPast(LMHead(m.model.language_model, m.lm_head), n).eval()
@@ -133,10 +151,12 @@ def export_decoder(m, cfg, base, dtype, dev, dynamo, g):
         shapes = {x.replace(".", "_"): {ax: dmap[v] for ax, v in d.items() if v in dmap}
                   for x, d in dyn.items() if x in ins}
         shapes["attention_mask"] = {0: B, 1: Dim.AUTO}
+        t0 = time.time()
         torch.onnx.export(dec2, tuple([e, am, pos, *past]), path, input_names=ins, output_names=outs,
-                          dynamic_shapes=shapes, dynamo=True, external_data=False)
+                          dynamic_shapes=shapes, dynamo=True, external_data=big)
+        G.log("exported", path, f"{time.time() - t0:.1f}s")
     else:
-        export_graph(dec, [e, am, pos, *past], path, ins, outs, dyn, False)
+        export_graph(dec, [e, am, pos, *past], path, ins, outs, dyn, False, big)
     with torch.no_grad():
         res = dec(e, am, pos, *past)
     return [(x, t) for x, t in zip(ins, [e, am, pos, *past])], [(x, t) for x, t in zip(outs, res)]
@@ -158,14 +178,14 @@ def save_sets(base, sets):
             G.log(base, gname, "ORT FAILED", repr(ex)[:300])
 
 
-def main():
-    names = sys.argv[1:] or FLAVOURS
-    m32, cfg = build()
+def references(shape):
+    """The fp32 CPU model of a shape, its pixels, prompt, greedy tokens and teacher-forced logits."""
+    m32, cfg = build(shape)
     isz = cfg.vision_config.image_size
     pix = torch.rand(1, 3, isz, isz, generator=torch.Generator().manual_seed(1)) * 2 - 1
-    vis32 = Vision(m32, cfg).eval()
     with torch.no_grad():
-        nfeat = vis32(pix).shape[1]
+        feats32 = Vision(m32, cfg).eval()(pix)
+    nfeat = feats32.shape[1]
     prompt = [1] + [cfg.image_token_index] * nfeat + [11, 23, 57, 88, 4]
     ids = torch.tensor([prompt])
     with torch.no_grad():
@@ -175,14 +195,26 @@ def main():
         full = m32(input_ids=gen32, pixel_values=pix, attention_mask=torch.ones_like(gen32))
         # logits that predict each generated token, teacher-forced on the fp32 tokens
         teacher = full.logits[0, len(prompt) - 1:len(prompt) - 1 + 16].float()
-    G.log("fp32 CPU greedy tokens", tokens32)
+    G.log(shape or "default shape", "fp32 CPU greedy tokens", tokens32)
+    return m32, cfg, pix, prompt, ids, tokens32, teacher, feats32
+
+
+def main():
+    names = sys.argv[1:] or FLAVOURS
+    refs = {}
     for name in names:
         t0 = time.time()
         try:
-            half = name.startswith("f16")
-            dynamo = name.endswith("dynamo")
+            parts = name.split("-")
+            shape = parts.pop(0) if parts[0] in SHAPES else ""
+            if parts not in (["f32", "ts"], ["f32", "dynamo"], ["f16", "ts"], ["f16", "dynamo"]):
+                raise ValueError(f"flavour '{name}': expected [hd64-|hd128-]f32|f16-ts|dynamo")
+            if shape not in refs:
+                refs[shape] = references(shape)
+            m32, cfg, pix, prompt, ids, tokens32, teacher, feats32 = refs[shape]
+            half, dynamo = parts[0] == "f16", parts[1] == "dynamo"
             dev, dtype = ("cuda", torch.float16) if half else ("cpu", torch.float32)
-            m = build()[0].to(dev, dtype).eval() if half else m32
+            m = build(shape)[0].to(dev, dtype).eval() if half else m32
             base = os.path.join(WORK, f"tiny-llava-{name}")
             os.makedirs(base + "/reference", exist_ok=True)
             cfg.save_pretrained(base)
@@ -215,6 +247,8 @@ def main():
             if half:
                 G.save_npy(f"{base}/reference/pixel_values_f16.npy", p)
             G.save_npy(f"{base}/reference/teacher_logits.npy", teacher)
+            G.save_npy(f"{base}/reference/image_features.npy", feats32)  # fp32 CPU, as teacher
+            G.save_npy(f"{base}/reference/prefill_last_logits.npy", teacher[0])
             G.log(name, "tokens", tokens, "same as fp32" if tokens == tokens32 else "differ from fp32",
                   f"{time.time() - t0:.1f}s")
         except Exception:

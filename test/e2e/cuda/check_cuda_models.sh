@@ -7,11 +7,16 @@
 #   2. bf16 plans: image features within 2e-2 of max |reference| (relative error; bf16 has
 #      an 8-bit significand, eps 3.9e-3, so about 5 eps), tokens reported;
 #   3. compute-sanitizer memcheck and racecheck on a generation and on a ViT graph (when
-#      compute-sanitizer is on PATH or in /usr/local/cuda/bin).
-# Usage: check_cuda_models.sh MMC MMRUN MODELS_DIR WORK_DIR
+#      compute-sanitizer is on PATH or in /usr/local/cuda/bin);
+#   4. with TEST_MODELS_DIR (test/models): the committed export flavours as CUDA plans in
+#      their own dtype (--dtype auto): tiny-llava-rand-ts (real biases and norm scales, f32:
+#      features atol 1e-4, logits 1e-3 and tokens exactly, as on the CPU), tiny-llava-dynamo
+#      (f32, tokens exactly) and tiny-llava-f16-ts (an f16 plan against HF's fp16 tokens on
+#      CUDA: exact unless a near-tie flips, which the log's logits show).
+# Usage: check_cuda_models.sh MMC MMRUN MODELS_DIR WORK_DIR [TEST_MODELS_DIR]
 # Prints PASS/FAIL lines; exits 1 on any failure.
 set -u
-mmc=$1 mmrun=$2 models=$3 work=$4
+mmc=$1 mmrun=$2 models=$3 work=$4 testmodels=${5:-}
 here=$(cd "$(dirname "$0")" && pwd)
 inputs=$here/../Inputs
 mkdir -p "$work"
@@ -38,6 +43,20 @@ for m in tiny-llava-ts tiny-llava-dynamo; do
     echo "FAIL $m bf16: mmc compile"; status=1
   fi
 done
+
+if [ -n "$testmodels" ]; then
+  for m in tiny-llava-rand-ts tiny-llava-dynamo tiny-llava-f16-ts; do
+    echo "== $testmodels/$m, its own dtype"
+    args=(); [ $m = tiny-llava-rand-ts ] && args=(--intermediates)
+    if "$mmc" compile "$testmodels/$m" -o "$work/$m.plan" --target cuda; then
+      python3 "$inputs/check_generation.py" "$mmrun" "$work/$m.plan" "$testmodels/$m" "$work/$m" \
+        "${args[@]}" --mmrun-arg=--device --mmrun-arg=cuda > "$work/$m.log" 2>&1 || status=1
+      sed "s/^/$m: /" "$work/$m.log"
+    else
+      echo "FAIL $m: mmc compile --target cuda"; status=1
+    fi
+  done
+fi
 
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 if [ -x "$sanitizer" ]; then
