@@ -3,8 +3,12 @@
 // greedy decode feeding present.* back as past_key_values.*) on the same ONNX graphs.
 //
 // Usage: node bench/ort_llava.js MODEL_DIR [--threads T] [--warmup W] [--runs R]
+//          [--logits-out FILE]
 // Needs onnxruntime-node 1.30 (npm install --ignore-scripts onnxruntime-node@1.30.0).
 // Prints one JSON object: tokens, and per-run vision_ms, ttft_ms, decode_tokens_per_s.
+// --logits-out writes the first run's step logits as .npy f32 [steps, vocab] (row k: the
+// logits whose argmax is tokens[k]; row 0 the prefill's last position): on an f32 model, the
+// teacher-forced logits of its own greedy tokens (mmrun --teacher-tokens).
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -29,9 +33,24 @@ function readNpyF32(file) {
   return {shape, data};
 }
 
-function argmaxLast(logits) {
+/** Writes rows (Float32Arrays of one length) as a little-endian f4 .npy [rows, length]. */
+function writeNpyF32(file, rows) {
+  let header = `{'descr': '<f4', 'fortran_order': False, 'shape': (${rows.length}, ${rows[0].length}), }`;
+  header += ' '.repeat(63 - ((10 + header.length) % 64)) + '\n';  // data 64-byte aligned
+  const pre = Buffer.alloc(10);
+  Buffer.from('\x93NUMPY', 'latin1').copy(pre);
+  pre[6] = 1; pre[7] = 0; pre.writeUInt16LE(header.length, 8);
+  const data = Buffer.concat(rows.map(r => Buffer.from(r.buffer, r.byteOffset, r.byteLength)));
+  fs.writeFileSync(file, Buffer.concat([pre, Buffer.from(header, 'latin1'), data]));
+}
+
+function lastRow(logits) {
   const [, seq, vocab] = logits.dims;
-  const row = logits.data.subarray((seq - 1) * vocab, seq * vocab);
+  return logits.data.subarray((seq - 1) * vocab, seq * vocab);
+}
+
+function argmaxLast(logits) {
+  const row = lastRow(logits), vocab = row.length;
   let best = 0;
   for (let v = 1; v < vocab; ++v) if (row[v] > row[best]) best = v;
   return best;
@@ -40,6 +59,8 @@ function argmaxLast(logits) {
 async function main() {
   const model = process.argv[2];
   const threads = arg('--threads', 1), warmup = arg('--warmup', 3), runs = arg('--runs', 10);
+  const logitsOut = process.argv.includes('--logits-out') ?
+      process.argv[process.argv.indexOf('--logits-out') + 1] : null;
   const opts = {intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all'};
   const load = g => ort.InferenceSession.create(path.join(model, 'onnx', g + '.onnx'), opts);
   const [vision, embed, decoder] = await Promise.all(
@@ -54,7 +75,7 @@ async function main() {
   const eos = [].concat(text.eos_token_id ?? []);
 
   const ids = t => new ort.Tensor('int64', BigInt64Array.from(t.map(BigInt)), [1, t.length]);
-  async function generate() {
+  async function generate(rows) {
     const t0 = performance.now();
     const feats = (await vision.run({pixel_values: new ort.Tensor('float32', pixels.data, pixels.shape)}))
                       .image_features;
@@ -81,6 +102,7 @@ async function main() {
       past = {};
       for (const name of decoder.outputNames)
         if (name.startsWith('present.')) past[name.replace('present.', 'past_key_values.')] = out[name];
+      if (rows) rows.push(Float32Array.from(lastRow(out.logits)));
       return argmaxLast(out.logits);
     };
     const tokens = [await step(new ort.Tensor('float32', data, emb.dims), prompt.length)];
@@ -95,7 +117,9 @@ async function main() {
   }
   for (let w = 0; w < warmup; ++w) await generate();
   const results = [];
-  for (let r = 0; r < runs; ++r) results.push(await generate());
+  const rows = logitsOut ? [] : null;
+  for (let r = 0; r < runs; ++r) results.push(await generate(r === 0 ? rows : null));
+  if (rows) writeNpyF32(logitsOut, rows);
   console.log(JSON.stringify({
     onnxruntime: require('onnxruntime-node/package.json').version,
     tokens: results[0].tokens,

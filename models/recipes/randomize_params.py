@@ -11,6 +11,8 @@ matches):
                                   and image as the source folder's)
   reference/image_features.npy    the vision encoder on reference/pixel_values.npy
   reference/prefill_last_logits.npy  the prefill's last-position logits
+  reference/teacher_logits.npy    [16, vocab] f32, the logits of each greedy step (row k: argmax
+                                  tokens[k]): f32, so the teacher-forced logits of these tokens
   onnx/<graph>_test_data_set_0/   the source's inputs with onnxruntime's outputs
 
 usage: /usr/bin/python3 randomize_params.py SRC_DIR OUT_DIR ORT_NODE_MODULES [SEED]
@@ -104,7 +106,8 @@ def main():
 
     ref = json.load(open(os.path.join(src, "reference", "generation.json")))
     env = dict(os.environ, NODE_PATH=ort_modules)
-    run = subprocess.run(["node", os.path.join(REPO, "bench", "ort_llava.js"), out, "--warmup", "0", "--runs", "1"],
+    run = subprocess.run(["node", os.path.join(REPO, "bench", "ort_llava.js"), out, "--warmup", "0", "--runs", "1",
+                          "--logits-out", os.path.join(out, "reference", "teacher_logits.npy")],
                          capture_output=True, text=True, env=env, check=True)
     tokens = json.loads(run.stdout)["tokens"]
     ref["greedy_new_tokens"] = tokens

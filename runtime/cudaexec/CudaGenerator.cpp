@@ -123,6 +123,31 @@ void CudaGenerator::decode(GenerationResult &r, int64_t maxNewTokens) {
   r.decodeMs = msSince(start);
 }
 
+void CudaGenerator::decodeTeacherForced(GenerationResult &r, const GenerationOptions &options) {
+  auto start = Clock::now();
+  while (static_cast<int64_t>(r.tokens.size()) < options.maxNewTokens) {
+    DeviceTensor step = embedTokens({nextInput(options, r, r.tokens.size())});
+    DeviceTensor logits = decoderStep(step, 1);
+    int64_t token = argmaxLast(logits);
+    recordStepLogits(options, r, r.tokens.size(), lastRowOnHost(logits));
+    r.tokens.push_back(token);
+  }
+  r.decodeMs = msSince(start);
+}
+
+Tensor CudaGenerator::lastRowOnHost(const DeviceTensor &logits) {
+  const int64_t vocab = logits.shape.back();
+  Tensor last = Tensor::host(logits.dtype, {vocab});
+  const int64_t rows = logits.numel() / vocab;
+  ctx_->synchronize();
+  cuda::checkCuda(cudaMemcpy(last.data,
+                             static_cast<const char *>(logits.data) +
+                                 (rows - 1) * vocab * static_cast<int64_t>(dtypeSize(logits.dtype)),
+                             last.nbytes(), cudaMemcpyDeviceToHost),
+                  "cudaMemcpy");
+  return convertFloat(last, DType::f32); // f32 whatever the plan's type, as on the CPU
+}
+
 int64_t CudaGenerator::argmaxLast(const DeviceTensor &logits) {
   enqueueArgmax(logits);
   cuda::checkCuda(cudaMemcpyAsync(hostToken_, token_.get(), sizeof(int64_t), cudaMemcpyDeviceToHost,
@@ -177,15 +202,8 @@ GenerationResult CudaGenerator::generate(const Tensor *pixelValues,
   int64_t token = argmaxLast(logits);
   r.prefillMs = msSince(prefillStart);
   r.ttftMs = msSince(start);
-  // The last prompt position's logits (host copy, outside the timing).
-  const int64_t vocab = logits.shape[2];
-  Tensor last = Tensor::host(logits.dtype, {vocab});
-  cuda::checkCuda(cudaMemcpy(last.data,
-                             static_cast<const char *>(logits.data) +
-                                 (logits.shape[1] - 1) * vocab * static_cast<int64_t>(dtypeSize(logits.dtype)),
-                             last.nbytes(), cudaMemcpyDeviceToHost),
-                  "cudaMemcpy");
-  r.prefillLastLogits = convertFloat(last, DType::f32); // f32 whatever the plan's type, as on the CPU
+  r.prefillLastLogits = lastRowOnHost(logits); // outside the timing
+  recordStepLogits(options, r, 0, r.prefillLastLogits);
   if (r.imageFeatureCount > 0) { // host copy for --dump-dir and the tests, outside the timing
     r.imageFeatures = Tensor::host(features.dtype, features.shape);
     cuda::checkCuda(cudaMemcpy(r.imageFeatures.data, features.data, features.nbytes(),
@@ -193,7 +211,10 @@ GenerationResult CudaGenerator::generate(const Tensor *pixelValues,
                     "cudaMemcpy");
   }
   r.tokens.push_back(token);
-  decode(r, options.maxNewTokens);
+  if (options.teacherTokens.empty())
+    decode(r, options.maxNewTokens);
+  else
+    decodeTeacherForced(r, options);
   setDecodeRate(r);
   return r;
 }

@@ -45,6 +45,11 @@ private:
   int64_t argmaxLast(const DeviceTensor &logits);
   /// Greedy decode after the first token (pipelined; see CudaGenerator.cpp).
   void decode(GenerationResult &r, int64_t maxNewTokens);
+  /// Teacher-forced decode after the first token (GenerationOptions::teacherTokens): one
+  /// step at a time, each step's logits copied to the host (not pipelined: for checks).
+  void decodeTeacherForced(GenerationResult &r, const GenerationOptions &options);
+  /// The last row of logits [1, seq, vocab] as f32 on the host.
+  Tensor lastRowOnHost(const DeviceTensor &logits);
 
   std::shared_ptr<const Plan> plan_;
   std::unique_ptr<CudaContext> ctx_;

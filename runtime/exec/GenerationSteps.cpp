@@ -4,6 +4,7 @@
 #include "runtime/core/Error.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace mm::rt::generation {
 
@@ -58,6 +59,10 @@ int64_t checkRequest(const std::vector<int64_t> &inputIds, const GenerationOptio
     fail("--max-new-tokens must be at least 1");
   if (options.kvCapacity < 0)
     fail("--kv-capacity must be positive (or 0 for prompt + max new tokens)");
+  const size_t fed = static_cast<size_t>(options.maxNewTokens - 1);
+  if (!options.teacherTokens.empty() && options.teacherTokens.size() < fed)
+    fail("teacher forcing needs ", counted(static_cast<int64_t>(fed), "token"), " for ",
+         counted(options.maxNewTokens, "new token"), "; ", options.teacherTokens.size(), " given");
   const int64_t prompt = static_cast<int64_t>(inputIds.size());
   if (options.kvCapacity == 0)
     return prompt + options.maxNewTokens;
@@ -67,6 +72,24 @@ int64_t checkRequest(const std::vector<int64_t> &inputIds, const GenerationOptio
          " and ", counted(options.maxNewTokens, "new token"), " (the KV cache needs ", needed,
          " positions)");
   return options.kvCapacity;
+}
+
+int64_t nextInput(const GenerationOptions &options, const GenerationResult &r, size_t step) {
+  return options.teacherTokens.empty() ? r.tokens.back() : options.teacherTokens.at(step - 1);
+}
+
+void recordStepLogits(const GenerationOptions &options, GenerationResult &r, size_t step,
+                      const Tensor &row) {
+  if (options.teacherTokens.empty())
+    return;
+  if (row.dtype != DType::f32 || row.rank() != 1)
+    fail("step logits are ", dtypeName(row.dtype), " ", shapeString(row.shape), "; expected f32 [vocab]");
+  const int64_t vocab = row.shape[0];
+  if (step == 0)
+    r.stepLogits = Tensor::host(DType::f32, {options.maxNewTokens, vocab});
+  if (r.stepLogits.rank() != 2 || r.stepLogits.shape[1] != vocab || static_cast<int64_t>(step) >= r.stepLogits.shape[0])
+    fail("step ", step, " logits do not fit ", shapeString(r.stepLogits.shape));
+  std::memcpy(r.stepLogits.as<float>() + step * static_cast<size_t>(vocab), row.data, row.nbytes());
 }
 
 Tensor rowOf(DType t, const std::vector<int64_t> &values) {

@@ -38,8 +38,9 @@ std::string counted(int64_t n, const char *noun);
 int64_t positionsFed(int64_t promptTokens, int64_t maxNewTokens);
 /// Checks a generation request before anything runs and returns its KV-cache capacity
 /// (positions): options.kvCapacity when set, else the prompt's tokens + maxNewTokens.
-/// Throws Error for an empty prompt, maxNewTokens < 1, a negative capacity, or a set
-/// capacity that cannot hold positionsFed(prompt, maxNewTokens).
+/// Throws Error for an empty prompt, maxNewTokens < 1, a negative capacity, a set
+/// capacity that cannot hold positionsFed(prompt, maxNewTokens), or fewer than
+/// maxNewTokens - 1 teacher tokens when any are given.
 int64_t checkRequest(const std::vector<int64_t> &inputIds, const GenerationOptions &options);
 
 /// A [1, n] host tensor of dtype `t` (i64, i32, f32 or bool) holding `values`.
@@ -61,6 +62,13 @@ int64_t imageFeatureCount(const Shape &features);
 /// hidden] (same dtype, same hidden size); both are named.
 void checkFeaturesMatchEmbeddings(DType featureType, const Shape &features, DType embedType,
                                   const Shape &embeds);
+/// The token decode step `step` (>= 1) feeds: the teacher's when forcing, else the
+/// previous step's argmax.
+int64_t nextInput(const GenerationOptions &options, const GenerationResult &r, size_t step);
+/// With teacher forcing, copies `row` ([vocab] f32) into r.stepLogits row `step`, making
+/// r.stepLogits [options.maxNewTokens, vocab] at step 0; no-op otherwise.
+void recordStepLogits(const GenerationOptions &options, GenerationResult &r, size_t step,
+                      const Tensor &row);
 /// Sets r.decodeTokensPerSecond from r.tokens and r.decodeMs (the tokens after the first).
 void setDecodeRate(GenerationResult &r);
 

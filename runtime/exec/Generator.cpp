@@ -129,16 +129,21 @@ GenerationResult Generator::generate(const Tensor *pixelValues,
   r.ttftMs = msSince(start);
   r.tokens.push_back(token);
 
-  // Greedy decode.
-  r.stoppedAtEos = isEos(g, token);
+  recordStepLogits(options, r, 0, r.prefillLastLogits);
+
+  // Greedy decode (or teacher-forced: the step logits copied, EOS not stopping).
+  const bool forced = !options.teacherTokens.empty();
+  r.stoppedAtEos = !forced && isEos(g, token);
   while (!r.stoppedAtEos && static_cast<int64_t>(r.tokens.size()) < options.maxNewTokens) {
     auto stepStart = Clock::now();
-    Tensor step = embedTokens({token});
+    Tensor step = embedTokens({nextInput(options, r, r.tokens.size())});
     logits = decoderStep(step, cache);
-    token = argmaxLast(logits, nullptr);
+    Tensor row;
+    token = argmaxLast(logits, forced ? &row : nullptr);
     r.decodeMs += msSince(stepStart);
+    recordStepLogits(options, r, r.tokens.size(), row);
     r.tokens.push_back(token);
-    r.stoppedAtEos = isEos(g, token);
+    r.stoppedAtEos = !forced && isEos(g, token);
   }
   setDecodeRate(r);
   return r;

@@ -20,6 +20,11 @@ struct GenerationOptions {
   int64_t maxNewTokens = 16;
   /// KV-cache positions; 0 = prompt length + maxNewTokens.
   int64_t kvCapacity = 0;
+  /// Teacher forcing, for checking logits against a reference run: when not empty, decode
+  /// step k (k >= 1) feeds teacherTokens[k - 1] instead of the previous step's argmax, EOS
+  /// does not stop the generation, and GenerationResult::stepLogits holds every step's
+  /// logits. Needs at least maxNewTokens - 1 ids (checkRequest).
+  std::vector<int64_t> teacherTokens;
 };
 
 struct GenerationResult {
@@ -34,6 +39,9 @@ struct GenerationResult {
   double decodeTokensPerSecond = 0; ///< tokens after the first / decodeMs
   Tensor imageFeatures;          ///< vision encoder output (empty without an image)
   Tensor prefillLastLogits;      ///< [vocab] f32 logits of the last prompt position
+  /// With teacher forcing: [maxNewTokens, vocab] f32, row k the logits of step k (row 0
+  /// the prefill's last position; tokens[k] is the argmax of row k). Empty otherwise.
+  Tensor stepLogits;
   size_t kvCacheBytes = 0;
 };
 

@@ -20,8 +20,8 @@ using namespace mm::rt;
 namespace mmrun {
 namespace {
 
-/// "1,300, 300,11" -> ids; throws naming the bad entry.
-std::vector<int64_t> parseIds(const std::string &text) {
+/// "1,300, 300,11" -> ids; throws naming the option and the bad entry.
+std::vector<int64_t> parseIds(const std::string &text, const char *option) {
   std::vector<int64_t> ids;
   size_t pos = 0;
   while (pos <= text.size()) {
@@ -32,7 +32,7 @@ std::vector<int64_t> parseIds(const std::string &text) {
     bool digits = !item.empty() && item.size() <= 18 &&
                   item.find_first_not_of("0123456789") == std::string::npos;
     if (!digits)
-      fail("--input-ids: '", item, "' is not a token id (expected comma-separated integers >= 0)");
+      fail(option, ": '", item, "' is not a token id (expected comma-separated integers >= 0)");
     ids.push_back(std::stoll(item));
     if (comma == std::string::npos)
       break;
@@ -72,6 +72,8 @@ void report(const GenerationResult &r, const GenerateOptions &o, double deviceMi
     if (r.imageFeatures.data)
       io::writeNpy((dir / "image_features.npy").string(), r.imageFeatures);
     io::writeNpy((dir / "prefill_last_logits.npy").string(), r.prefillLastLogits);
+    if (r.stepLogits.data)
+      io::writeNpy((dir / "step_logits.npy").string(), r.stepLogits);
   }
   const bool cuda = o.run.device == "cuda";
   if (o.json) {
@@ -150,13 +152,16 @@ template <typename Gen>
 GenerationResult generateWith(Gen &gen, const Plan &plan, const GenerateOptions &o,
                               const std::vector<int64_t> &ids) {
   const GenerationInfo &g = gen.info();
-  for (int64_t id : ids)
-    if (g.vocabSize > 0 && id >= g.vocabSize)
-      fail("--input-ids: token id ", id, " is outside the vocabulary (", g.vocabSize, " tokens)");
+  GenerationOptions options;
+  if (!o.teacherTokens.empty())
+    options.teacherTokens = parseIds(o.teacherTokens, "--teacher-tokens");
+  for (const auto &[option, list] : {std::pair{"--input-ids", &ids}, {"--teacher-tokens", &options.teacherTokens}})
+    for (int64_t id : *list)
+      if (g.vocabSize > 0 && id >= g.vocabSize)
+        fail(option, ": token id ", id, " is outside the vocabulary (", g.vocabSize, " tokens)");
   Tensor pixels;
   if (!o.pixelValues.empty())
     pixels = readPixelValues(plan, o.pixelValues);
-  GenerationOptions options;
   options.maxNewTokens = o.maxNewTokens;
   options.kvCapacity = o.kvCapacity;
   if (o.warmup < 0)
@@ -210,7 +215,7 @@ int runGenerateCuda(std::shared_ptr<const Plan> plan, const GenerateOptions &o,
 } // namespace
 
 int runGenerate(std::shared_ptr<const Plan> plan, const GenerateOptions &o, llvm::raw_ostream &os) {
-  std::vector<int64_t> ids = parseIds(o.inputIds);
+  std::vector<int64_t> ids = parseIds(o.inputIds, "--input-ids");
 #ifdef MM_HAVE_CUDA
   if (o.run.device == "cuda")
     return runGenerateCuda(plan, o, ids, os);

@@ -2,7 +2,8 @@
 //
 //   Multimodal generation (plans with vision encoder, embedding and decoder):
 //     mmrun plan.fb --pixel-values x.npy --input-ids 1,300,... [--max-new-tokens N]
-//                   [--json] [--dump-dir DIR] [--warmup N] [--kv-capacity N] [--profile]
+//                   [--json] [--dump-dir DIR] [--teacher-tokens IDS] [--warmup N] [--kv-capacity N]
+//                   [--profile]
 //                   [--device cpu|cuda] [--no-cuda-graphs]
 //   One graph (any plan):
 //     mmrun plan.fb [--function NAME] --input name=file.npy|file.pb ... | --input-dir DIR
@@ -56,9 +57,17 @@ static cl::opt<int64_t> kvCapacity("kv-capacity", cl::init(0), cl::cat(genCat),
                                    cl::desc("KV-cache positions (default: prompt + max new tokens)"));
 static cl::opt<int> warmup("warmup", cl::init(0), cl::cat(genCat),
                            cl::desc("Untimed generations to run before the reported one"));
-static cl::opt<std::string> dumpDir("dump-dir", cl::cat(genCat),
-                                    cl::desc("Write image_features.npy and prefill_last_logits.npy here"),
-                                    cl::value_desc("dir"));
+static cl::opt<std::string> dumpDir(
+    "dump-dir", cl::cat(genCat),
+    cl::desc("Write image_features.npy and prefill_last_logits.npy here (and step_logits.npy "
+             "with --teacher-tokens)"),
+    cl::value_desc("dir"));
+static cl::opt<std::string> teacherTokens(
+    "teacher-tokens", cl::cat(genCat),
+    cl::desc("Teacher forcing: decode step k feeds the k-th of these ids instead of its own "
+             "argmax, EOS does not stop, and every step's logits are kept (step_logits.npy "
+             "[max-new-tokens, vocab] f32 in --dump-dir); at least max-new-tokens - 1 ids"),
+    cl::value_desc("ids"));
 
 static cl::OptionCategory graphCat("Single graph");
 static cl::opt<std::string> function("function", cl::cat(graphCat),
@@ -143,6 +152,7 @@ int main(int argc, char **argv) {
     o.maxNewTokens = maxNewTokens;
     o.kvCapacity = kvCapacity;
     o.dumpDir = dumpDir;
+    o.teacherTokens = teacherTokens;
     o.warmup = warmup;
     o.json = json;
     o.profile = profile;
