@@ -4,7 +4,8 @@ model, each compiled to a plan and run through the suite's own end-to-end check
 (test/e2e/Inputs/check_generation.py: greedy tokens, image features within 1e-4, prefill
 logits within 1e-3). A fault the check does not see is a hole in the tests.
 
-usage: mutate.py MMC MMC_OPT MMRUN MODEL_DIR WORK_DIR
+usage: mutate.py MMC MMC_OPT MMRUN MODEL_DIR WORK_DIR [cpu|cuda]
+(cuda: the plans are compiled with --target cuda and run with mmrun --device cuda)
 MODEL_DIR: a LLaVA folder with references (test/models/tiny-llava-rand-ts: its biases and
 norm scales are random, so faults in them show). The unmutated plan must pass the check;
 then each mutant must fail it. Prints one line per mutant and "N of N mutants killed";
@@ -33,6 +34,9 @@ import subprocess
 import sys
 
 MMC, MMC_OPT, MMRUN, MODEL, WORK = sys.argv[1:6]
+DEVICE = (sys.argv[6:] or ["cpu"])[0]
+if DEVICE not in ("cpu", "cuda"):
+    sys.exit(f"mutate.py: device '{DEVICE}' is not cpu or cuda")
 HERE = os.path.dirname(os.path.abspath(__file__))
 CHECK = os.path.join(HERE, "..", "e2e", "Inputs", "check_generation.py")
 
@@ -121,6 +125,7 @@ def run(cmd, **kw):
 def check(plan, name, dtype):
     """(passed, its FAIL lines): the suite's check on `plan`, the low-precision one for bf16."""
     extra = ["--intermediates"] if dtype == "f32" else ["--teacher-eps", repr(BF16_EPS)]
+    extra += ["--mmrun-arg=--device", f"--mmrun-arg={DEVICE}"]
     r = run([sys.executable, CHECK, MMRUN, plan, MODEL, os.path.join(WORK, f"{name}-{dtype}.dump")] + extra)
     return r.returncode == 0, " ".join(l for l in r.stdout.splitlines() if l.startswith("FAIL"))
 
@@ -130,7 +135,8 @@ def compile_plan(text, name, dtype):
     with open(src, "w") as f:
         f.write(text)
     plan = os.path.join(WORK, f"{name}-{dtype}.plan")
-    c = run([MMC, "compile", src, "-o", plan, "--config", os.path.join(MODEL, "config.json"), "--dtype", dtype])
+    c = run([MMC, "compile", src, "-o", plan, "--config", os.path.join(MODEL, "config.json"), "--dtype", dtype,
+             "--target", DEVICE])
     return (plan, "") if c.returncode == 0 else (None, c.stderr.strip())
 
 

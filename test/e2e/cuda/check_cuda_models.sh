@@ -12,7 +12,9 @@
 #      their own dtype (--dtype auto): tiny-llava-rand-ts (real biases and norm scales, f32:
 #      features atol 1e-4, logits 1e-3 and tokens exactly, as on the CPU), tiny-llava-dynamo
 #      (f32, tokens exactly) and tiny-llava-f16-ts (an f16 plan against HF's fp16 tokens on
-#      CUDA: exact unless a near-tie flips, which the log's logits show).
+#      CUDA: exact unless a near-tie flips, which the log's logits show); and
+#      tiny-llava-rand-ts as a bf16 plan through the low-precision check
+#      (check_generation.py --teacher-eps 2^-7: teacher-forced logits, tokens off near ties).
 # Usage: check_cuda_models.sh MMC MMRUN MODELS_DIR WORK_DIR [TEST_MODELS_DIR]
 # Prints PASS/FAIL lines; exits 1 on any failure.
 set -u
@@ -56,6 +58,15 @@ if [ -n "$testmodels" ]; then
       echo "FAIL $m: mmc compile --target cuda"; status=1
     fi
   done
+  m=tiny-llava-rand-ts
+  echo "== $testmodels/$m, bf16, teacher-forced"
+  if "$mmc" compile "$testmodels/$m" -o "$work/$m-bf16.plan" --target cuda --dtype bf16; then
+    python3 "$inputs/check_generation.py" "$mmrun" "$work/$m-bf16.plan" "$testmodels/$m" "$work/$m-bf16" \
+      --teacher-eps 0.0078125 --mmrun-arg=--device --mmrun-arg=cuda > "$work/$m-bf16.log" 2>&1 || status=1
+    sed "s/^/$m bf16: /" "$work/$m-bf16.log"
+  else
+    echo "FAIL $m bf16: mmc compile --target cuda"; status=1
+  fi
 fi
 
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
