@@ -59,6 +59,15 @@ if [ -n "$testmodels" ]; then
     fi
   done
   m=tiny-llava-rand-ts
+  for set in "$testmodels/$m"/onnx/*_test_data_set_*; do  # set_1: a left-padded batch of 2
+    g=$(basename "$set"); g=${g%_test_data_set_*}
+    if "$mmrun" "$work/$m.plan" --device cuda --function "$g" --input-dir "$set" --compare-dir "$set" \
+        --atol 1e-4 --rtol 1e-3 > "$work/$m-$(basename "$set").log" 2>&1; then
+      echo "PASS $m/$(basename "$set")"
+    else
+      echo "FAIL $m/$(basename "$set")"; tail -5 "$work/$m-$(basename "$set").log"; status=1
+    fi
+  done
   echo "== $testmodels/$m, bf16, teacher-forced"
   if "$mmc" compile "$testmodels/$m" -o "$work/$m-bf16.plan" --target cuda --dtype bf16; then
     python3 "$inputs/check_generation.py" "$mmrun" "$work/$m-bf16.plan" "$testmodels/$m" "$work/$m-bf16" \
