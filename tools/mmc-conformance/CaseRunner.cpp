@@ -224,13 +224,15 @@ struct CaseRunner::Impl {
   /// Loads the plan, runs it on the case's inputs (except those bound at compile time)
   /// and compares the outputs; returns the failure message or "" when every output
   /// matches.
-  std::string execute(const CaseFiles &f, const std::string &planPath, std::string &stage) {
+  std::string execute(const CaseFiles &f, const std::string &planPath, std::string &stage,
+                      CaseResult &result) {
     stage = "load";
     std::shared_ptr<const Plan> plan = Plan::load(planPath);
     if (plan->functions().size() != 1)
       fail("the plan has ", plan->functions().size(), " functions, expected 1");
     Executor ex(plan, plan->functions()[0].name);
     const FunctionInfo &fn = ex.function();
+    result.noRuntimeOps = fn.ops.empty();
 
     stage = "inputs";
     std::vector<Tensor> inputs;
@@ -272,7 +274,7 @@ struct CaseRunner::Impl {
                              ? err->message
                              : err->stage + ": " + err->message;
       } else {
-        std::string mismatch = execute(files, planPath, stage);
+        std::string mismatch = execute(files, planPath, stage, result);
         result.status = mismatch.empty() ? Status::passed : Status::failed;
         if (!mismatch.empty())
           result.message = "compare: " + mismatch;

@@ -42,6 +42,9 @@ struct CaseResult {
   /// "bound at compile time: <inputs>" when graph inputs were made constants
   /// (BindInputs.h); else empty.
   std::string note;
+  /// The plan's function has no op: the compiler computed every output (constant
+  /// folding), so the case checks the importer and the folder, not a runtime kernel.
+  bool noRuntimeOps = false;
   double ms = 0;  ///< wall time of the case
 };
 

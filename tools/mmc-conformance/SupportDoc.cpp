@@ -107,6 +107,14 @@ std::string supportMarkdown(const std::vector<Case> &cases, const std::vector<Ca
   int opsAllPassing = 0;
   for (const auto &entry : ops)
     opsAllPassing += entry.second.gaps.empty() ? 1 : 0;
+  int boundPasses = 0, foldedPasses = 0, plainPasses = 0;
+  for (const CaseResult &r : results) {
+    if (r.status != Status::passed)
+      continue;
+    boundPasses += r.note.empty() ? 0 : 1;
+    foldedPasses += r.noRuntimeOps ? 1 : 0;
+    plainPasses += r.note.empty() && !r.noRuntimeOps ? 1 : 0;
+  }
 
   auto tol = [](mm::rt::DType t) {
     Tolerance x = tolerance(t);
@@ -124,7 +132,10 @@ std::string supportMarkdown(const std::vector<Case> &cases, const std::vector<Ca
      << "and the plan runs on the CPU runtime with `test_data_set_0/input_*.pb`; outputs are\n"
      << "compared by position with `output_*.pb`.\n\n"
      << "**Result: " << summaryLine(sum) << "** (of " << cases.size() << " cases; "
-     << opsAllPassing << " of " << ops.size() << " tested ops pass every case).\n\n"
+     << opsAllPassing << " of " << ops.size() << " tested ops pass every case). Of the passes, "
+     << boundPasses << " bind a shape-parameter input at compile time (below) and "
+     << foldedPasses << " fold to no runtime op (below); " << plainPasses
+     << " run a runtime op on inputs fed as given.\n\n"
      << "- `passed`: every output has the reference's dtype and shape, and its values match\n"
      << "  within the tolerance of its dtype: f32 and f64 " << tol(mm::rt::DType::f32)
      << ";\n  f16 " << tol(mm::rt::DType::f16) << " and bf16 " << tol(mm::rt::DType::bf16)
@@ -190,6 +201,14 @@ std::string supportMarkdown(const std::vector<Case> &cases, const std::vector<Ca
   for (size_t i = 0; i < cases.size(); ++i)
     if (results[i].status == Status::passed && !results[i].note.empty())
       os << "- `" << cases[i].name << "`: " << escape(results[i].note) << "\n";
+  os << "\n## Folded to no runtime op\n\n"
+     << "These cases pass with a plan whose function runs no op: the compiler computed every\n"
+     << "output at compile time (constant folding of the case's initializers and bound\n"
+     << "inputs), so they check the importer and the folder rather than a runtime kernel:\n\n";
+  for (size_t i = 0; i < cases.size(); ++i)
+    if (results[i].status == Status::passed && results[i].noRuntimeOps)
+      os << "- `" << cases[i].name << "`"
+         << (results[i].note.empty() ? "" : " (" + escape(results[i].note) + ")") << "\n";
   os << "\n## Known gaps\n\nEvery case that does not pass, by op, with the message mmc gave.\n";
   for (const auto &[op, s] : ops) {
     if (s.gaps.empty())

@@ -35,17 +35,17 @@ bool writeAll(int fd, const std::string &text) {
   return true;
 }
 
-/// "index\tstatus\tms\tnote\tmessage\n" (note and message have no tabs or newlines:
-/// CaseRunner flattens them).
+/// "index\tstatus\tms\tnoRuntimeOps\tnote\tmessage\n" (note and message have no tabs
+/// or newlines: CaseRunner flattens them).
 std::string encodeResult(size_t index, const CaseResult &r) {
   std::ostringstream os;
-  os << index << '\t' << statusName(r.status) << '\t' << r.ms << '\t' << r.note << '\t'
-     << r.message << '\n';
+  os << index << '\t' << statusName(r.status) << '\t' << r.ms << '\t' << (r.noRuntimeOps ? 1 : 0)
+     << '\t' << r.note << '\t' << r.message << '\n';
   return os.str();
 }
 
 bool decodeResult(const std::string &line, size_t &index, CaseResult &r) {
-  size_t t[4];
+  size_t t[5];
   size_t from = 0;
   for (size_t &pos : t) {
     pos = line.find('\t', from);
@@ -55,8 +55,9 @@ bool decodeResult(const std::string &line, size_t &index, CaseResult &r) {
   }
   index = std::stoul(line.substr(0, t[0]));
   r.ms = std::stod(line.substr(t[1] + 1, t[2] - t[1] - 1));
-  r.note = line.substr(t[2] + 1, t[3] - t[2] - 1);
-  r.message = line.substr(t[3] + 1);
+  r.noRuntimeOps = line.substr(t[2] + 1, t[3] - t[2] - 1) == "1";
+  r.note = line.substr(t[3] + 1, t[4] - t[3] - 1);
+  r.message = line.substr(t[4] + 1);
   return parseStatus(line.substr(t[0] + 1, t[1] - t[0] - 1), r.status);
 }
 

@@ -173,9 +173,13 @@ int run(const Options &o) {
   size_t bound = std::count_if(results.begin(), results.end(), [](const CaseResult &r) {
     return r.status == Status::passed && !r.note.empty();
   });
+  size_t folded = std::count_if(results.begin(), results.end(), [](const CaseResult &r) {
+    return r.status == Status::passed && r.noRuntimeOps;
+  });
   std::cout << "(" << cases.size() << " of " << all.size() << " cases, " << pool.jobs
             << " workers, " << static_cast<int>(seconds + 0.5) << " s; " << bound
-            << " passed with shape-parameter inputs bound at compile time)\n";
+            << " passed with shape-parameter inputs bound at compile time, " << folded
+            << " passed folded to no runtime op)\n";
 
   if (o.update) {
     writeExpected(o.expected, updateExpected(expected, cases, results));
