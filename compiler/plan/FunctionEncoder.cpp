@@ -6,6 +6,7 @@
 #include "compiler/support/Locations.h"
 #include "mm/MMDialect.h"
 #include "mm/MMOps.h"
+#include "mm/WeightExpr.h"
 #include "runtime/plan/PlanFormat.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -20,7 +21,8 @@ double WeightExtent::sourceRatio() const {
   return static_cast<double>(planDTypeSize(from)) / static_cast<double>(planDTypeSize(to));
 }
 
-uint32_t WeightTable::add(const std::string &name, std::vector<WeightExtent> extents, Location loc) {
+uint32_t WeightTable::add(const std::string &name, std::vector<WeightExtent> extents,
+                          std::optional<WeightTranspose> transpose, Location loc) {
   std::vector<WeightExtent> merged;
   for (WeightExtent &e : extents) {
     if (e.length == 0)
@@ -34,7 +36,9 @@ uint32_t WeightTable::add(const std::string &name, std::vector<WeightExtent> ext
     }
     merged.push_back(std::move(e));
   }
-  std::string key;
+  std::string key = transpose ? "T" + std::to_string(transpose->rows) + "x" +
+                                    std::to_string(transpose->cols) + ";"
+                              : "";
   uint64_t length = 0;
   for (const WeightExtent &e : merged) {
     key += (e.bytes ? "inline:" + std::to_string(reinterpret_cast<uintptr_t>(e.bytes.get()))
@@ -49,7 +53,7 @@ uint32_t WeightTable::add(const std::string &name, std::vector<WeightExtent> ext
     return it->second;
   uint32_t id = static_cast<uint32_t>(entries_.size());
   uint64_t at = plan::alignUp(blobSize_, plan::kWeightAlignment);
-  entries_.push_back({name, std::move(merged), length, at, loc});
+  entries_.push_back({name, std::move(merged), transpose, length, at, loc});
   blobSize_ = at + length;
   index_.emplace(key, id);
   return id;
@@ -85,6 +89,8 @@ struct TensorRecord {
   std::string name;
   /// weight and constant tensors: their bytes, as file slices or inline data
   std::vector<WeightExtent> extents;
+  /// set when the bytes of `extents` are written transposed (a folded mm.transpose)
+  std::optional<WeightTranspose> transpose;
   Location loc;
   ElementsAttr constant; ///< kind = constant
   int32_t firstOp = -1, lastOp = -1;
@@ -241,7 +247,7 @@ private:
       return emitError(loc) << "unsupported element type " << type.getElementType()
                             << ": a plan holds f32, f16, bf16, f64, bool and 8/16/32/64-bit "
                                "integers";
-    TensorRecord r{*dtype, {}, {}, kind, "", {}, loc, {}, -1, -1, false};
+    TensorRecord r{*dtype, {}, {}, kind, "", {}, {}, loc, {}, -1, -1, false};
     for (int64_t d : type.getShape())
       r.shape.push_back(ShapedType::isDynamic(d) ? -1 : d);
     r.dimNames.assign(r.shape.size(), "");
@@ -283,6 +289,7 @@ private:
     r.name = w.getName().str();
     r.extents = {{w.getSource().str(), static_cast<uint64_t>(w.getOffset()), bytes, nullptr,
                   r.dtype, r.dtype}};
+    exprs_[w.getResult()] = WeightExprInfo{true, false, false};
     return success();
   }
 
@@ -296,77 +303,65 @@ private:
     auto raw = std::make_shared<const std::vector<uint8_t>>(std::move(*bytes));
     records_[*id].constant = c.getValue();
     records_[*id].extents = {{"", 0, raw->size(), raw, records_[*id].dtype, records_[*id].dtype}};
+    exprs_[c.getResult()] = WeightExprInfo{false, false, false};
     return success();
   }
 
-  /// mm.concat of weights and constants (one weight at least, static shapes): one new
-  /// weight whose bytes are the operands' interleaved along the axis, so the concat does
-  /// not run at all (merged Q/K/V and gate/up projections from -mm-fuse-linear).
-  FailureOr<bool> foldWeightConcat(ConcatOp concat) {
+  /// mm.concat of folded values (mm/WeightExpr.h): one new weight whose bytes are the
+  /// operands' interleaved along the axis, so the concat does not run at all (merged Q/K/V
+  /// and gate/up projections from -mm-fuse-linear). Of transposed [N_i, K] sources
+  /// concatenated along axis 1: their sources appended (axis 0), written transposed.
+  LogicalResult foldWeightConcat(ConcatOp concat, bool transposed) {
     auto type = cast<RankedTensorType>(concat.getType());
-    if (!type.hasStaticShape())
-      return false;
-    bool anyWeight = false;
-    for (Value v : concat.getInputs()) {
-      auto it = ids_.find(v);
-      if (it == ids_.end() || !cast<RankedTensorType>(v.getType()).hasStaticShape())
-        return false;
-      const TensorRecord &r = records_[it->second];
-      if (r.kind != fb::TensorKind::weight && r.kind != fb::TensorKind::constant)
-        return false;
-      anyWeight |= r.kind == fb::TensorKind::weight;
-    }
-    if (!anyWeight)
-      return false;
     const int64_t rawAxis = static_cast<int64_t>(concat.getAxis());
     int64_t axis = rawAxis < 0 ? rawAxis + type.getRank() : rawAxis;
     auto id = addTensor(concat.getResult(), fb::TensorKind::weight, concat.getLoc());
     if (failed(id))
       return failure();
-    uint64_t outer = 1, inner = planDTypeSize(records_[*id].dtype);
-    for (int64_t d = 0; d < axis; ++d)
-      outer *= static_cast<uint64_t>(type.getDimSize(d));
-    for (int64_t d = axis + 1; d < type.getRank(); ++d)
-      inner *= static_cast<uint64_t>(type.getDimSize(d));
     std::vector<WeightExtent> extents;
     std::string name;
     for (Value v : concat.getInputs())
       name += (name.empty() ? "concat(" : ", ") + records_[ids_[v]].name;
-    for (uint64_t o = 0; o < outer; ++o)
+    if (transposed) {
+      WeightTranspose t{0, static_cast<uint64_t>(type.getDimSize(0))};
       for (Value v : concat.getInputs()) {
-        uint64_t chunk =
-            static_cast<uint64_t>(cast<RankedTensorType>(v.getType()).getDimSize(axis)) * inner;
-        for (WeightExtent &e : sliceExtents(records_[ids_[v]].extents, o * chunk, chunk))
-          extents.push_back(std::move(e));
+        const TensorRecord &in = records_[ids_[v]];
+        t.rows += in.transpose->rows;
+        extents.insert(extents.end(), in.extents.begin(), in.extents.end());
       }
+      records_[*id].transpose = t;
+    } else {
+      uint64_t outer = 1, inner = planDTypeSize(records_[*id].dtype);
+      for (int64_t d = 0; d < axis; ++d)
+        outer *= static_cast<uint64_t>(type.getDimSize(d));
+      for (int64_t d = axis + 1; d < type.getRank(); ++d)
+        inner *= static_cast<uint64_t>(type.getDimSize(d));
+      for (uint64_t o = 0; o < outer; ++o)
+        for (Value v : concat.getInputs()) {
+          uint64_t chunk =
+              static_cast<uint64_t>(cast<RankedTensorType>(v.getType()).getDimSize(axis)) * inner;
+          for (WeightExtent &e : sliceExtents(records_[ids_[v]].extents, o * chunk, chunk))
+            extents.push_back(std::move(e));
+        }
+    }
     records_[*id].name = name + ")";
     records_[*id].extents = std::move(extents);
     ++stats_.foldedConcats;
-    return true;
+    return success();
   }
 
-  /// mm.cast between f32, f16 and bf16 of a weight or constant: a converted weight,
-  /// written converted (round to nearest even, as the runtime's casts), so the cast does
-  /// not run (mmc compile --dtype f16|bf16 casts every weight).
-  FailureOr<bool> foldWeightCast(CastOp c) {
-    auto it = ids_.find(c.getInput());
-    if (it == ids_.end() || !cast<RankedTensorType>(c.getType()).hasStaticShape())
-      return false;
-    const TensorRecord &in = records_[it->second];
-    auto isHalfOrFloat = [](fb::DType t) {
-      return t == fb::DType::f32 || t == fb::DType::f16 || t == fb::DType::bf16;
-    };
-    auto outType = planDType(cast<RankedTensorType>(c.getType()).getElementType());
-    if ((in.kind != fb::TensorKind::weight && in.kind != fb::TensorKind::constant) ||
-        !isHalfOrFloat(in.dtype) || failed(outType) || !isHalfOrFloat(*outType) ||
-        llvm::any_of(in.extents, [](const WeightExtent &e) { return e.from != e.to; }))
-      return false;
+  /// mm.cast between f32, f16 and bf16 of a folded value: a converted weight, written
+  /// converted (round to nearest even, as the runtime's casts), so the cast does not run
+  /// (mmc compile --dtype f16|bf16 casts every weight). A cast of bytes already widened to
+  /// f32 converts from their source type directly (the widening was exact).
+  LogicalResult foldWeightCast(CastOp c) {
     auto id = addTensor(c.getResult(), fb::TensorKind::weight, c.getLoc());
     if (failed(id))
       return failure();
     TensorRecord &r = records_[*id];
-    const TensorRecord &src = records_[it->second];
+    const TensorRecord &src = records_[ids_[c.getInput()]];
     r.name = src.name + "." + std::string(fb::EnumNameDType(r.dtype));
+    r.transpose = src.transpose;
     double shrink = static_cast<double>(planDTypeSize(r.dtype)) / planDTypeSize(src.dtype);
     for (WeightExtent e : src.extents) {
       e.to = r.dtype;
@@ -374,16 +369,49 @@ private:
       r.extents.push_back(std::move(e));
     }
     ++stats_.foldedCasts;
+    return success();
+  }
+
+  /// mm.transpose {perm = [1, 0]} of a folded 2-D value: the same bytes, written
+  /// transposed (the [N, K] weights of a TorchScript export without constant folding).
+  LogicalResult foldWeightTranspose(TransposeOp t) {
+    auto id = addTensor(t.getResult(), fb::TensorKind::weight, t.getLoc());
+    if (failed(id))
+      return failure();
+    TensorRecord &r = records_[*id];
+    const TensorRecord &src = records_[ids_[t.getInput()]];
+    r.name = src.name + ".T";
+    r.extents = src.extents;
+    r.transpose = WeightTranspose{static_cast<uint64_t>(src.shape[0]), static_cast<uint64_t>(src.shape[1])};
+    ++stats_.foldedTransposes;
+    return success();
+  }
+
+  /// Folds `op` into a weight when mm/WeightExpr.h says the emitter does; returns whether
+  /// it did.
+  FailureOr<bool> foldWeightExpr(Operation &op) {
+    std::optional<WeightExprInfo> info = foldedWeightExpr(op, [&](Value v) -> const WeightExprInfo * {
+      auto it = exprs_.find(v);
+      return it == exprs_.end() ? nullptr : &it->second;
+    });
+    if (!info)
+      return false;
+    LogicalResult done = success();
+    if (auto concat = dyn_cast<ConcatOp>(op))
+      done = foldWeightConcat(concat, info->transposed);
+    else if (auto c = dyn_cast<CastOp>(op))
+      done = foldWeightCast(c);
+    else if (auto t = dyn_cast<TransposeOp>(op))
+      done = foldWeightTranspose(t);
+    if (failed(done))
+      return failure();
+    exprs_[op.getResult(0)] = *info;
     return true;
   }
 
   LogicalResult visitCompute(Operation &op) {
-    // A concat or cast of weights becomes a weight extent of the blob, not an op.
-    FailureOr<bool> folded = false;
-    if (auto concat = dyn_cast<ConcatOp>(op))
-      folded = foldWeightConcat(concat);
-    else if (auto c = dyn_cast<CastOp>(op))
-      folded = foldWeightCast(c);
+    // A concat, cast or transpose of weights becomes a weight of the blob, not an op.
+    FailureOr<bool> folded = foldWeightExpr(op);
     if (failed(folded))
       return failure();
     if (*folded)
@@ -454,7 +482,7 @@ private:
       uint32_t weight = 0;
       flatbuffers::Offset<fb::TensorData> constant;
       if (r.kind == fb::TensorKind::weight) {
-        weight = weights_.add(r.name, r.extents, r.loc);
+        weight = weights_.add(r.name, r.extents, r.transpose, r.loc);
         ++stats_.weights;
       } else if (r.kind == fb::TensorKind::constant) {
         uint64_t bytes = 0;
@@ -526,6 +554,7 @@ private:
   uint64_t &constantBytes_;
   std::vector<TensorRecord> records_;
   llvm::DenseMap<Value, uint32_t> ids_;
+  llvm::DenseMap<Value, WeightExprInfo> exprs_; ///< the values folded into weights or constants
   std::vector<OpRecord> ops_;
   std::vector<std::pair<std::string, uint32_t>> outputs_;
   bool planned_ = false; ///< the function has mm.segments (-mm-plan-cuda-graphs ran)

@@ -9,6 +9,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,11 +31,20 @@ struct WeightExtent {
   double sourceRatio() const;
 };
 
+/// A 2-D transpose applied when a weight is written: its extents' bytes form a row-major
+/// [rows, cols] matrix (elements of the written type), written as [cols, rows].
+struct WeightTranspose {
+  uint64_t rows = 0, cols = 0;
+  bool operator==(const WeightTranspose &o) const { return rows == o.rows && cols == o.cols; }
+};
+
 /// A weight of the blob: the concatenation of its extents (one file slice for an
-/// mm.weight; several for a concat of weights folded at compile time).
+/// mm.weight; several for a concat of weights folded at compile time), transposed when
+/// `transpose` is set.
 struct WeightEntry {
   std::string name;
   std::vector<WeightExtent> extents;
+  std::optional<WeightTranspose> transpose;
   uint64_t length = 0;
   uint64_t blobOffset = 0; ///< multiple of plan::kWeightAlignment
   mlir::Location loc;
@@ -44,8 +54,10 @@ struct WeightEntry {
 /// first use.
 class WeightTable {
 public:
-  /// A weight made of `extents` (adjacent file slices are merged); returns its index.
-  uint32_t add(const std::string &name, std::vector<WeightExtent> extents, mlir::Location loc);
+  /// A weight made of `extents` (adjacent file slices are merged), written transposed when
+  /// `transpose` is set; returns its index.
+  uint32_t add(const std::string &name, std::vector<WeightExtent> extents,
+               std::optional<WeightTranspose> transpose, mlir::Location loc);
   const std::vector<WeightEntry> &entries() const { return entries_; }
   uint64_t blobSize() const { return blobSize_; }
 

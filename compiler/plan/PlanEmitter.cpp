@@ -110,11 +110,15 @@ void PlanStats::print(llvm::raw_ostream &os) const {
   os << "plan: " << functions.size() << " function(s), " << weights << " weights ("
      << weightBytes << " bytes), inline constants " << constantBytes << " bytes, FlatBuffer "
      << flatbufferBytes << " bytes, file " << fileBytes << " bytes\n";
-  for (const FunctionPlanStats &f : functions)
+  for (const FunctionPlanStats &f : functions) {
     os << "  @" << f.name << ": " << f.ops << " ops, " << f.tensors << " tensors ("
        << f.activations << " activations, " << f.weights << " weights, " << f.constants
        << " constants), " << f.kvSlots << " KV-cache slots, " << f.foldedConcats
-       << " weight concats and " << f.foldedCasts << " weight casts folded\n";
+       << " weight concats and " << f.foldedCasts << " weight casts folded";
+    if (f.foldedTransposes > 0)
+      os << ", " << f.foldedTransposes << " weight transposes folded";
+    os << "\n";
+  }
   for (const FunctionPlanStats &f : functions)
     if (f.planned)
       os << "  @" << f.name << " on cuda: " << f.hostOps << " host ops, " << f.deviceOps

@@ -12,6 +12,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -22,6 +23,8 @@ namespace mm {
 namespace {
 
 constexpr size_t kChunk = 4 << 20;
+/// Bytes of one column block of a transposed weight held in memory while writing it.
+constexpr uint64_t kTransposeBlock = 64ull << 20;
 
 /// The source as given if it exists, else under modelDir.
 std::string resolveSource(StringRef source, StringRef modelDir) {
@@ -115,6 +118,40 @@ public:
     return success();
   }
 
+  /// Writes the whole of `w`: its extents in order, or, for a transposed weight, the
+  /// [rows, cols] matrix they form as [cols, rows], one block of columns at a time (each
+  /// block reads one slice of every row), so memory stays within kTransposeBlock.
+  LogicalResult writeEntry(llvm::raw_ostream &os, const WeightEntry &w, std::vector<char> &chunk) {
+    if (!w.transpose) {
+      for (const WeightExtent &e : w.extents)
+        if (failed(copy(os, w, e, chunk)))
+          return failure();
+      return success();
+    }
+    const uint64_t rows = w.transpose->rows, cols = w.transpose->cols;
+    const uint64_t elem = rows * cols == 0 ? 0 : w.length / (rows * cols);
+    if (elem == 0 || elem * rows * cols != w.length)
+      return emitError(w.loc) << "weight '" << w.name << "': " << w.length
+                              << " bytes do not form a " << rows << " x " << cols << " matrix";
+    const uint64_t blockCols = std::max<uint64_t>(1, std::min(cols, kTransposeBlock / (rows * elem)));
+    std::vector<char> block(static_cast<size_t>(blockCols * rows * elem));
+    llvm::SmallVector<char, 0> piece;
+    for (uint64_t c0 = 0; c0 < cols; c0 += blockCols) {
+      const uint64_t n = std::min(blockCols, cols - c0);
+      for (uint64_t r = 0; r < rows; ++r) {
+        piece.clear();
+        llvm::raw_svector_ostream ps(piece);
+        for (const WeightExtent &e : sliceExtents(w.extents, (r * cols + c0) * elem, n * elem))
+          if (failed(copy(ps, w, e, chunk)))
+            return failure();
+        for (uint64_t j = 0; j < n; ++j)
+          std::memcpy(block.data() + (j * rows + r) * elem, piece.data() + j * elem, elem);
+      }
+      os.write(block.data(), static_cast<size_t>(n * rows * elem));
+    }
+    return success();
+  }
+
 private:
   struct Source {
     std::string path;
@@ -175,12 +212,11 @@ LogicalResult writePlanFile(StringRef outputPath, ArrayRef<uint8_t> flatbuffer,
     SourceFiles files(modelDir);
     for (const WeightEntry &w : weights.entries()) {
       writeZeros(os, w.blobOffset - pos);
-      for (const WeightExtent &e : w.extents)
-        if (failed(files.copy(os, w, e, chunk))) {
-          os.close();
-          os.clear_error();
-          return failure();
-        }
+      if (failed(files.writeEntry(os, w, chunk))) {
+        os.close();
+        os.clear_error();
+        return failure();
+      }
       pos = w.blobOffset + w.length;
     }
     os.close();

@@ -4,11 +4,13 @@
 //
 // 1. matmul(x, W) [+ b] -> linear(x, W, b) when W is a weight (`mm.weight` or
 //    `mm.constant`, 2-D [K, N] as ONNX MatMul stores it, or a transpose of a weight
-//    [N, K] -> [K, N]) and b is 1-D [N] (either add operand order).
+//    [N, K] -> [K, N], either behind float casts) and b is 1-D [N] (either add operand
+//    order).
 // 2. An activation that is the only user of a linear without one becomes its epilogue:
 //    gelu -> gelu, gelu<tanh> -> gelu_tanh, quick_gelu, silu, relu.
 // 3. Linears without activation that read the same input and whose weights (and biases,
-//    all or none) are `mm.weight`s are merged into one (Q/K/V projections; gate and up):
+//    all or none) are `mm.weight`s, each possibly behind float casts, the weights all or
+//    none behind a 2-D transpose, are merged into one (Q/K/V projections; gate and up):
 //
 //      %w = mm.concat %wq, %wk, %wv {axis = 1}    [K, Nq + Nk + Nv]
 //      %b = mm.concat %bq, %bk, %bv {axis = 0}    (when biased)
@@ -43,12 +45,28 @@ using namespace mm::fusion;
 
 namespace {
 
-/// A value that holds parameters, not activations: a weight, a constant, or a transpose
-/// of one (2-D).
+/// A value that holds parameters, not activations: a weight, a constant, or a 2-D
+/// transpose or float cast of one.
 bool isParameter(Value w) {
   if (auto t = defOf<TransposeOp>(w))
     return t.getPerm() == ArrayRef<int64_t>{1, 0} && isParameter(t.getInput());
+  if (auto c = defOf<CastOp>(w))
+    return isParameter(c.getInput());
   return defOf<WeightOp>(w) || defOf<ConstantOp>(w);
+}
+
+/// The mm.weight behind `v` through float casts and at most one 2-D transpose (which sets
+/// `transposed`); null if there is none.
+WeightOp weightBehind(Value v, bool &transposed) {
+  if (auto c = defOf<CastOp>(v))
+    return weightBehind(c.getInput(), transposed);
+  if (auto t = defOf<TransposeOp>(v)) {
+    if (transposed || t.getPerm() != ArrayRef<int64_t>{1, 0})
+      return {};
+    transposed = true;
+    return weightBehind(t.getInput(), transposed);
+  }
+  return defOf<WeightOp>(v);
 }
 
 /// matmul(x, W) [+ b] -> linear, rooted at the matmul.
@@ -133,23 +151,42 @@ struct AbsorbEpiloguePattern : public RewritePattern {
   }
 };
 
-/// True when `l` can take part in a merge: no epilogue, `mm.weight` weight (and bias).
+/// True when `l` can take part in a merge: no epilogue, an `mm.weight` weight (and bias)
+/// behind casts and transposes (weightBehind).
 bool isMergeable(LinearOp l) {
-  return l.getActivation() == Activation::none && defOf<WeightOp>(l.getWeight()) &&
-         (!l.getBias() || defOf<WeightOp>(l.getBias())) &&
+  bool wt = false, bt = false;
+  return l.getActivation() == Activation::none && weightBehind(l.getWeight(), wt) &&
+         (!l.getBias() || (weightBehind(l.getBias(), bt) && !bt)) &&
          tensorTypeOf(l.getWeight()).hasStaticShape();
+}
+
+/// Whether `l`'s weight is behind a transpose (merged only with others that are, so the
+/// plan emitter folds the concat: mm/WeightExpr.h).
+bool weightTransposed(LinearOp l) {
+  bool t = false;
+  weightBehind(l.getWeight(), t);
+  return t;
+}
+
+/// Moves the definition of `v` above `first` when it is below it in the same block, its
+/// operands' definitions first (a weight behind casts and a transpose: isMergeable).
+void moveAbove(Value v, Operation *first) {
+  Operation *def = v ? v.getDefiningOp() : nullptr;
+  if (!def || def->getBlock() != first->getBlock() || !first->isBeforeInBlock(def))
+    return;
+  for (Value operand : def->getOperands())
+    moveAbove(operand, first);
+  def->moveBefore(first);
 }
 
 /// Merges `group` (same input, in block order) into one linear + split.
 void mergeGroup(ArrayRef<LinearOp> group, IRRewriter &rewriter) {
   LinearOp first = group.front();
   // The weights become operands of ops placed before the first linear: move their
-  // (operand-free) definitions above it.
+  // definitions above it.
   for (LinearOp l : group)
     for (Value p : {l.getWeight(), l.getBias()})
-      if (Operation *def = p ? p.getDefiningOp() : nullptr;
-          def && def->getBlock() == first->getBlock() && first->isBeforeInBlock(def))
-        def->moveBefore(first);
+      moveAbove(p, first);
   rewriter.setInsertionPoint(first);
   Location loc = rewriter.getFusedLoc(llvm::to_vector(
       llvm::map_range(group, [](LinearOp l) { return l.getLoc(); })));
@@ -196,11 +233,13 @@ void mergeSharedInputProjections(func::FuncOp f) {
   IRRewriter rewriter(f.getContext());
   for (auto &[input, linears] : byInput) {
     // Within one input, merge linears that agree on the weight's type (element type and
-    // K rows) and on bias presence.
-    llvm::MapVector<std::tuple<Type, int64_t, unsigned>, SmallVector<LinearOp>> groups;
+    // K rows), on bias presence and on whether the weights are transposes.
+    llvm::MapVector<std::tuple<Type, int64_t, unsigned, unsigned>, SmallVector<LinearOp>> groups;
     for (LinearOp l : linears) {
       auto wt = tensorTypeOf(l.getWeight());
-      groups[{wt.getElementType(), wt.getDimSize(0), l.getBias() ? 1u : 0u}].push_back(l);
+      groups[{wt.getElementType(), wt.getDimSize(0), l.getBias() ? 1u : 0u,
+              weightTransposed(l) ? 1u : 0u}]
+          .push_back(l);
     }
     for (auto &[key, group] : groups) {
       if (group.size() < 2)

@@ -8,8 +8,8 @@
 //  - arguments with an integer (or i1) element type: host; other arguments: device;
 //  - mm.constant results: host (the runtime uploads a constant once, at load, when a
 //    device op reads it);
-//  - mm.weight results, and the weight concats and casts the plan emitter folds into
-//    weights (FunctionEncoder.cpp): "weight", uploaded at load and still readable on the
+//  - mm.weight results, and the weight concats, casts and transposes the plan emitter
+//    folds into weights (mm/WeightExpr.h): "weight", uploaded at load and still readable on the
 //    host in the mapped plan, so reading one never needs a synchronisation;
 //  - an op's results: where the op runs.
 // Placement: mm.dim and mm.shape read only shapes and run on the host. Any other op runs
@@ -30,6 +30,7 @@
 #include "compiler/transforms/Passes.h"
 #include "mm/MMDialect.h"
 #include "mm/MMOps.h"
+#include "mm/WeightExpr.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -94,13 +95,6 @@ unsigned firstShapeOperand(Operation *op) {
   return op->getNumOperands();
 }
 
-/// A weight-like value in the plan emitter's sense (FunctionEncoder.cpp): an mm.weight or
-/// mm.constant, or a concat / cast of them the emitter writes as a new weight.
-struct Foldable {
-  bool weight = false;    ///< a weight (else an mm.constant)
-  bool converted = false; ///< holds bytes converted from another float type
-};
-
 class Planner {
 public:
   Planner(func::FuncOp fn, const llvm::StringSet<> &cudaOps, const llvm::StringSet<> &floatOps)
@@ -137,50 +131,19 @@ public:
   }
 
 private:
-  /// mm.weight, mm.constant and the concats / casts of them that the plan emitter folds
-  /// into weights (the same conditions as FunctionEncoder::foldWeightConcat / Cast): no
-  /// op in the plan, so no placement and no op index. Returns whether `op` is one.
+  /// mm.weight, mm.constant and the ops over them that the plan emitter folds into
+  /// weights (mm/WeightExpr.h): no op in the plan, so no placement and no op index.
+  /// Returns whether `op` is one.
   bool visitFoldable(Operation &op) {
-    std::optional<Foldable> folded;
-    if (isa<mm::WeightOp>(op))
-      folded = Foldable{true, false};
-    else if (isa<mm::ConstantOp>(op))
-      folded = Foldable{false, false};
-    else if (auto concat = dyn_cast<mm::ConcatOp>(op))
-      folded = foldedConcat(concat);
-    else if (auto c = dyn_cast<mm::CastOp>(op))
-      folded = foldedCast(c);
+    std::optional<mm::WeightExprInfo> folded = mm::foldedWeightExpr(op, [&](Value v) -> const mm::WeightExprInfo * {
+      auto it = foldable_.find(v);
+      return it == foldable_.end() ? nullptr : &it->second;
+    });
     if (!folded)
       return false;
     foldable_[op.getResult(0)] = *folded;
     where_[op.getResult(0)] = folded->weight ? Residency::weight : Residency::host;
     return true;
-  }
-
-  std::optional<Foldable> foldedConcat(mm::ConcatOp concat) {
-    if (!cast<RankedTensorType>(concat.getType()).hasStaticShape())
-      return std::nullopt;
-    Foldable out{false, false};
-    for (Value v : concat.getInputs()) {
-      auto it = foldable_.find(v);
-      if (it == foldable_.end() || !cast<RankedTensorType>(v.getType()).hasStaticShape())
-        return std::nullopt;
-      out.weight |= it->second.weight;
-      out.converted |= it->second.converted;
-    }
-    if (!out.weight)
-      return std::nullopt;
-    return out;
-  }
-
-  std::optional<Foldable> foldedCast(mm::CastOp c) {
-    auto it = foldable_.find(c.getInput());
-    if (it == foldable_.end() || it->second.converted ||
-        !cast<RankedTensorType>(c.getType()).hasStaticShape() ||
-        !isCudaFloat(c.getInput().getType()) || !isCudaFloat(c.getType()))
-      return std::nullopt;
-    bool converted = getElementTypeOrSelf(c.getInput().getType()) != getElementTypeOrSelf(c.getType());
-    return Foldable{true, converted};
   }
 
   bool isCudaOp(Operation &op) const {
@@ -288,7 +251,7 @@ private:
   const llvm::StringSet<> &cudaOps_, &floatOps_;
   Builder b_;
   llvm::DenseMap<Value, Residency> where_;
-  llvm::DenseMap<Value, Foldable> foldable_;
+  llvm::DenseMap<Value, mm::WeightExprInfo> foldable_;
   SmallVector<Attribute> segments_;
   /// The ops the plan holds, in order: op i of the plan is ops_[i] (the emitter's numbering).
   std::vector<Operation *> ops_;

@@ -107,6 +107,33 @@ func.func @transposed_weight(%x: tensor<4x64xf32>) -> tensor<4x32xf32> {
 
 // -----
 
+// [N, K] weights behind transposes (a TorchScript export without constant folding), one
+// of them behind a cast too, merge like plain weights: the plan emitter folds the concat
+// of transposes along axis 1 (mm/WeightExpr.h). A plain weight reading the same input is
+// a group of its own (mixed, the concat could not be folded).
+// CHECK-LABEL: func.func @merge_transposed
+// CHECK-DAG: %[[TQ:.*]] = mm.transpose %{{.*}} {perm = array<i64: 1, 0>} : tensor<32x64xf32> -> tensor<64x32xf32>
+// CHECK-DAG: %[[TK:.*]] = mm.cast %{{.*}} : tensor<64x16xf16> -> tensor<64x16xf32>
+// CHECK: %[[W:.*]] = mm.concat %[[TQ]], %[[TK]] {axis = 1 : i64} : tensor<64x32xf32>, tensor<64x16xf32> -> tensor<64x48xf32>
+// CHECK: mm.linear %arg0, %[[W]] : tensor<4x64xf32>, tensor<64x48xf32> -> tensor<4x48xf32>
+// CHECK: mm.split
+// CHECK: mm.linear %arg0, %{{.*}} : tensor<4x64xf32>, tensor<64x8xf32> -> tensor<4x8xf32>
+// CHECK-NEXT: return
+func.func @merge_transposed(%x: tensor<4x64xf32>) -> (tensor<4x32xf32>, tensor<4x16xf32>, tensor<4x8xf32>) {
+  %wq = mm.weight "wq" from "m.onnx" [0, 8192] : tensor<32x64xf32>
+  %tq = mm.transpose %wq {perm = array<i64: 1, 0>} : tensor<32x64xf32> -> tensor<64x32xf32>
+  %q = mm.matmul %x, %tq : tensor<4x64xf32>, tensor<64x32xf32> -> tensor<4x32xf32>
+  %wk = mm.weight "wk" from "m.onnx" [8192, 2048] : tensor<16x64xf16>
+  %tk = mm.transpose %wk {perm = array<i64: 1, 0>} : tensor<16x64xf16> -> tensor<64x16xf16>
+  %ck = mm.cast %tk : tensor<64x16xf16> -> tensor<64x16xf32>
+  %k = mm.matmul %x, %ck : tensor<4x64xf32>, tensor<64x16xf32> -> tensor<4x16xf32>
+  %wv = mm.weight "wv" from "m.onnx" [10240, 2048] : tensor<64x8xf32>
+  %v = mm.matmul %x, %wv : tensor<4x64xf32>, tensor<64x8xf32> -> tensor<4x8xf32>
+  return %q, %k, %v : tensor<4x32xf32>, tensor<4x16xf32>, tensor<4x8xf32>
+}
+
+// -----
+
 // Not merged: one projection has a bias and the other not; an activation epilogue
 // (absorbed first) keeps its linear out of the merge; an add of a full-shape tensor is
 // not a bias.

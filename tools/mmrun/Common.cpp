@@ -84,6 +84,12 @@ int printInfo(const Plan &plan, llvm::raw_ostream &os) {
   return 0;
 }
 
+Tensor toDeclaredFloat(const TensorInfo &want, Tensor t) {
+  bool convert = isFloat(t.dtype) && isFloat(want.dtype) && want.dtype != DType::f64 &&
+                 t.dtype != want.dtype && fitsDeclaredShape(want, t.shape);
+  return convert ? convertFloat(t, want.dtype) : t;
+}
+
 Tensor readTensorFile(const std::string &path, std::string *name) {
   auto endsWith = [&](const char *ext) {
     std::string e(ext);

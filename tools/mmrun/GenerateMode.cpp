@@ -141,10 +141,7 @@ Tensor readPixelValues(const Plan &plan, const std::string &path) {
   const FunctionInfo &fn = plan.function(vision);
   if (fn.inputs.empty())
     return pixels;
-  const TensorInfo &want = fn.tensors[fn.inputs[0].tensor];
-  bool convert = isFloat(pixels.dtype) && isFloat(want.dtype) && want.dtype != DType::f64 &&
-                 fitsDeclaredShape(want, pixels.shape);
-  return convert ? convertFloat(pixels, want.dtype) : pixels;
+  return toDeclaredFloat(fn.tensors[fn.inputs[0].tensor], std::move(pixels));
 }
 
 /// Runs the warm-up generations and the reported one with `gen` (CPU or CUDA generator).

@@ -57,6 +57,8 @@ std::vector<std::pair<int, std::string>> numberedFiles(const std::string &dir, c
 std::map<std::string, Tensor> readInputs(const FunctionInfo &fn, const GraphOptions &o) {
   std::map<std::string, Tensor> named;
   auto add = [&](std::string name, Tensor t, const std::string &file) {
+    if (int i = fn.inputIndex(name); i >= 0) // float files convert to the input's float type
+      t = toDeclaredFloat(fn.tensors[fn.inputs[static_cast<size_t>(i)].tensor], std::move(t));
     if (!named.emplace(name, std::move(t)).second)
       fail("input '", name, "' is given twice (again by '", file, "')");
   };

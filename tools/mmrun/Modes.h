@@ -23,6 +23,11 @@ int printInfo(const mm::rt::Plan &plan, llvm::raw_ostream &os);
 /// A tensor from a .npy or .pb file (by extension); `name` gets the TensorProto's name.
 mm::rt::Tensor readTensorFile(const std::string &path, std::string *name = nullptr);
 
+/// `t` converted to `want`'s float type when both are float (f32, f16 or bf16 for `want`)
+/// and `t`'s shape fits `want`'s (an f32 .npy of pixels for an f16 or bf16 encoder);
+/// otherwise `t` as it is (the executor's input check names any mismatch).
+mm::rt::Tensor toDeclaredFloat(const mm::rt::TensorInfo &want, mm::rt::Tensor t);
+
 /// Time per op kind, slowest first.
 void printProfile(const std::map<std::string, mm::rt::OpProfile> &profile, llvm::raw_ostream &os);
 

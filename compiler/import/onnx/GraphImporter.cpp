@@ -4,6 +4,7 @@
 #include "mm/MMOps.h"
 
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringSet.h"
@@ -605,7 +606,9 @@ LogicalResult GraphImporter::bind(const std::string &name, Value v, Location loc
       merged.push_back(ShapedType::isDynamic(a) ? e : a);
     }
     auto refined = RankedTensorType::get(merged, t.getElementType());
-    if (refined != t && v.getDefiningOp()) {
+    // An op that infers its result type from its operands (mm.gelu: SameOperandsAndResultType)
+    // keeps the inferred type: a result more static than its operand would not verify.
+    if (refined != t && v.getDefiningOp() && !isa<InferTypeOpInterface>(v.getDefiningOp())) {
       v.setType(refined);
       known_.infer(v.getDefiningOp());
     }
