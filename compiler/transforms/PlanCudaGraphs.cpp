@@ -14,7 +14,8 @@
 //  - an op's results: where the op runs.
 // Placement: mm.dim and mm.shape read only shapes and run on the host. Any other op runs
 // on the device when the CUDA executor implements it (kCudaOps below) and one of its data
-// operands (not a shape operand) is on the device or a weight; otherwise on the host, so
+// operands (not a shape operand) is on the device or a weight of more than 256 elements
+// (a smaller one, like a rotary inv_freq, is read on the host); otherwise on the host, so
 // integer, mask and position computations over host inputs stay on the host and their
 // results are uploaded where a device op reads them. One refinement: a cheap device op
 // (layout, elementwise, cast) that reads only weights and host values and whose results
@@ -122,6 +123,7 @@ public:
         decide(op);
       }
     }
+    pullWeightWorkToDevice();
     keepHostWorkOnHost();
     for (size_t i = 0; i < ops_.size(); ++i)
       assign(*ops_[i], static_cast<int64_t>(i));
@@ -168,15 +170,51 @@ private:
   /// data operand is on the device or a weight; mm.dim / mm.shape on the host.
   void decide(Operation &op) {
     bool device = !isa<mm::DimOp, mm::ShapeOp>(op) && isCudaOp(op) &&
-                  llvm::any_of(dataOperands(op),
-                               [&](Value v) { return where_.lookup(v) != Residency::host; });
+                  llvm::any_of(dataOperands(op), [&](Value v) { return pullsToDevice(v); });
     setDevice(op, device);
   }
+
+  /// Whether reading `v` makes a device-capable op run on the device: a device value, or a
+  /// weight of more than kSmallWeight elements. A small weight (a rotary inv_freq, which
+  /// dynamo exports keep as an initializer) is read on the host like a constant, so the
+  /// angle computation over host positions stays on the host with its mm.cos / mm.sin.
+  bool pullsToDevice(Value v) const {
+    Residency r = where_.lookup(v);
+    if (r != Residency::weight)
+      return r == Residency::device;
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    return !t || !t.hasStaticShape() || t.getNumElements() > kSmallWeight;
+  }
+  static constexpr int64_t kSmallWeight = 256;
 
   void setDevice(Operation &op, bool device) {
     onDevice_[&op] = device;
     for (Value result : op.getResults())
       where_[result] = device ? Residency::device : Residency::host;
+  }
+
+  /// A device-capable op left on the host because it reads only host values and small
+  /// weights moves to the device when every user runs there (a class embedding expanded
+  /// for a concat with the patches): it reads the weight where it is uploaded, instead of
+  /// its result being uploaded per call. Repeated until nothing moves.
+  void pullWeightWorkToDevice() {
+    for (bool moved = true; moved;) {
+      moved = false;
+      for (Operation *op : ops_) {
+        if (onDevice_[op] || isa<mm::DimOp, mm::ShapeOp>(op) || !isCudaOp(*op) ||
+            llvm::none_of(dataOperands(*op),
+                          [&](Value v) { return where_.lookup(v) == Residency::weight; }))
+          continue;
+        bool deviceUsersOnly = !op->use_empty() && llvm::all_of(op->getUsers(), [&](Operation *u) {
+          auto it = onDevice_.find(u);
+          return it != onDevice_.end() && it->second;
+        });
+        if (deviceUsersOnly) {
+          setDevice(*op, true);
+          moved = true;
+        }
+      }
+    }
   }
 
   /// A cheap device op (layout, elementwise, cast) that reads only weights and host

@@ -118,16 +118,17 @@ func.func @vision(%pix: tensor<?x3x32x32xf32>) -> tensor<?x17x16xf32> {
 
 // Casts and concats of weights and constants are folded into weights by the plan
 // emitter: they get no placement and no op index (the linear is op 0). A cast of an
-// already converted weight is not folded (the emitter converts once): it is an op.
+// already converted weight is not folded (the emitter converts once): it is an op, on the
+// host (it reads only a small weight, of 64 elements, and only the return reads it).
 // CHECK-LABEL: func.func @folded_weights
-// CHECK-SAME: attributes {mm.segments = [{end = "end of function", first = 0 : i64, last = 2 : i64}]}
+// CHECK-SAME: attributes {mm.segments = [{end = "end of function", first = 0 : i64, last = 1 : i64}]}
 // CHECK: mm.cast %{{.*}} : tensor<8x8xf32> -> tensor<8x8xbf16>{{$}}
 // CHECK-NEXT: mm.cast %{{.*}} : tensor<8x8xf32> -> tensor<8x8xbf16>{{$}}
 // CHECK-NEXT: mm.concat {{.*}} {axis = 1 : i64} :
 // CHECK-NEXT: mm.cast %{{.*}} : tensor<f32> -> tensor<bf16>{{$}}
 // CHECK-NEXT: mm.linear {{.*}} {mm.placement = "device", mm.segment = 0 : i64}
 // CHECK-NEXT: mm.mul {{.*}} {mm.placement = "device", mm.segment = 0 : i64}
-// CHECK-NEXT: mm.cast {{.*}} {mm.placement = "device", mm.segment = 0 : i64} : tensor<8x8xbf16> -> tensor<8x8xf16>
+// CHECK-NEXT: mm.cast {{.*}} {mm.placement = "host"} : tensor<8x8xbf16> -> tensor<8x8xf16>
 func.func @folded_weights(%x: tensor<2x8xbf16>) -> (tensor<2x16xbf16>, tensor<8x8xf16>) {
   %wq = mm.weight "q" from "m.bin" [0, 256] : tensor<8x8xf32>
   %wk = mm.weight "k" from "m.bin" [256, 256] : tensor<8x8xf32>
@@ -256,8 +257,8 @@ func.func @host_only(%a: tensor<3xi64>) -> tensor<3xi64> {
 // A mask buffer (an i1 weight) expanded to the batch and read only by mm.where (no CUDA
 // kernel): the expand reads only a weight and host values and only a host op reads it,
 // so it runs on the host, needing no download. Near miss: a linear (worth a launch)
-// reading only a weight and a host value stays on the device though only a host op
-// (argmax) reads it, and that read ends the segment.
+// reading only a weight (of 320 elements: more than a small one) and a host value stays
+// on the device though only a host op (argmax) reads it, and that read ends the segment.
 // CHECK-LABEL: func.func @host_readers_only
 // CHECK-SAME: attributes {mm.segments = [{end = "host op mm.argmax reads a device value", first = 4 : i64, last = 6 : i64}]}
 // CHECK: mm.dim {{.*}} {mm.placement = "host"}
@@ -270,7 +271,7 @@ func.func @host_only(%a: tensor<3xi64>) -> tensor<3xi64> {
 // CHECK-NEXT: mm.argmax {{.*}}mm.placement = "host"
 func.func @host_readers_only(%x: tensor<?x4x4xf32>, %pos: tensor<?x4xi64>) -> (tensor<?x4x4xf32>, tensor<?x1xi64>) {
   %mask = mm.weight "mask" from "m.bin" [0, 16] : tensor<1x4x4xi1>
-  %w = mm.weight "w" from "m.bin" [64, 64] : tensor<4x4xf32>
+  %w = mm.weight "w" from "m.bin" [64, 1280] : tensor<4x80xf32>
   %zero = mm.constant dense<0.0> : tensor<f32>
   %ninf = mm.constant dense<-1.0e9> : tensor<f32>
   %c44 = mm.constant dense<[4, 4]> : tensor<2xi64>
@@ -280,7 +281,64 @@ func.func @host_readers_only(%x: tensor<?x4x4xf32>, %pos: tensor<?x4xi64>) -> (t
   %additive = mm.where %m, %zero, %ninf : tensor<?x4x4xi1>, tensor<f32>, tensor<f32> -> tensor<?x4x4xf32>
   %y = mm.add %x, %additive : tensor<?x4x4xf32>, tensor<?x4x4xf32> -> tensor<?x4x4xf32>
   %pf = mm.cast %pos : tensor<?x4xi64> -> tensor<?x4xf32>
-  %l = mm.linear %pf, %w : tensor<?x4xf32>, tensor<4x4xf32> -> tensor<?x4xf32>
-  %i = mm.argmax %l {axis = 1 : i64} : tensor<?x4xf32> -> tensor<?x1xi64>
+  %l = mm.linear %pf, %w : tensor<?x4xf32>, tensor<4x80xf32> -> tensor<?x80xf32>
+  %i = mm.argmax %l {axis = 1 : i64} : tensor<?x80xf32> -> tensor<?x1xi64>
   return %y, %i : tensor<?x4x4xf32>, tensor<?x1xi64>
+}
+
+// -----
+
+// Rotary angles from a small weight (a dynamo export keeps inv_freq [32] as an
+// initializer): the expand of the weight and the matmul with the host positions run on
+// the host with the mm.cos / mm.sin that read them, so no device value is read by a host
+// op and the function is one segment (it was two, with a sync per decode step, at
+// llava-1b). A small weight expanded for a device op (a class embedding concatenated with
+// the patches) runs on the device. Near miss: an inv_freq of 320 elements pulls the
+// matmul to the device, and the cos reading it ends the segment.
+// CHECK-LABEL: func.func @small_weight_angles
+// CHECK-SAME: attributes {mm.segments = [{end = "end of function", first = 7 : i64, last = 8 : i64}]}
+// CHECK: mm.cast %arg1 {mm.placement = "host"}
+// CHECK-NEXT: mm.expand {{.*}} {mm.placement = "host"}
+// CHECK-NEXT: mm.matmul {{.*}} {mm.placement = "host"}
+// CHECK-NEXT: mm.cos {{.*}} {mm.placement = "host"}
+// CHECK-NEXT: mm.sin {{.*}} {mm.placement = "host"}
+// CHECK-NEXT: mm.dim {{.*}} {mm.placement = "host"}
+// CHECK-NEXT: mm.concat {{.*}} {axis = 0 : i64, mm.placement = "host"}
+// CHECK-NEXT: mm.expand {{.*}} {mm.placement = "device", mm.segment = 0 : i64}
+// CHECK-NEXT: mm.concat {{.*}} {axis = 1 : i64, mm.placement = "device", mm.segment = 0 : i64}
+func.func @small_weight_angles(%x: tensor<?x4x64xf32>, %pos: tensor<?x1x4xi64>)
+    -> (tensor<?x4x32xf32>, tensor<?x4x32xf32>, tensor<?x5x64xf32>) {
+  %inv = mm.weight "inv_freq" from "m.bin" [0, 128] : tensor<1x32x1xf32>
+  %cls = mm.weight "class_embedding" from "m.bin" [128, 256] : tensor<1x1x64xf32>
+  %s3 = mm.constant dense<[1, 32, 1]> : tensor<3xi64>
+  %c1 = mm.constant dense<[1, 64]> : tensor<2xi64>
+  %pf = mm.cast %pos : tensor<?x1x4xi64> -> tensor<?x1x4xf32>
+  %ie = mm.expand %inv, %s3 : tensor<1x32x1xf32>, tensor<3xi64> -> tensor<1x32x1xf32>
+  %f = mm.matmul %ie, %pf : tensor<1x32x1xf32>, tensor<?x1x4xf32> -> tensor<?x32x4xf32>
+  %cos = mm.cos %f : tensor<?x32x4xf32>
+  %sin = mm.sin %f : tensor<?x32x4xf32>
+  %b = mm.dim %x[0] : tensor<?x4x64xf32> -> tensor<1xi64>
+  %cs = mm.concat %b, %c1 {axis = 0 : i64} : tensor<1xi64>, tensor<2xi64> -> tensor<3xi64>
+  %ce = mm.expand %cls, %cs : tensor<1x1x64xf32>, tensor<3xi64> -> tensor<?x1x64xf32>
+  %xc = mm.concat %ce, %x {axis = 1 : i64} : tensor<?x1x64xf32>, tensor<?x4x64xf32> -> tensor<?x5x64xf32>
+  %ct = mm.transpose %cos {perm = array<i64: 0, 2, 1>} : tensor<?x32x4xf32> -> tensor<?x4x32xf32>
+  %st = mm.transpose %sin {perm = array<i64: 0, 2, 1>} : tensor<?x32x4xf32> -> tensor<?x4x32xf32>
+  return %ct, %st, %xc : tensor<?x4x32xf32>, tensor<?x4x32xf32>, tensor<?x5x64xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @large_weight_angles
+// CHECK-SAME: attributes {mm.segments = [{end = "host op mm.cos reads a device value", first = 1 : i64, last = 2 : i64}]}
+// CHECK: mm.expand {{.*}} {mm.placement = "device", mm.segment = 0 : i64}
+// CHECK-NEXT: mm.matmul {{.*}} {mm.placement = "device", mm.segment = 0 : i64}
+// CHECK-NEXT: mm.cos {{.*}} {mm.placement = "host"}
+func.func @large_weight_angles(%pos: tensor<?x1x4xi64>) -> tensor<?x320x4xf32> {
+  %inv = mm.weight "inv_freq" from "m.bin" [0, 1280] : tensor<1x320x1xf32>
+  %s3 = mm.constant dense<[1, 320, 1]> : tensor<3xi64>
+  %pf = mm.cast %pos : tensor<?x1x4xi64> -> tensor<?x1x4xf32>
+  %ie = mm.expand %inv, %s3 : tensor<1x320x1xf32>, tensor<3xi64> -> tensor<1x320x1xf32>
+  %f = mm.matmul %ie, %pf : tensor<1x320x1xf32>, tensor<?x1x4xf32> -> tensor<?x320x4xf32>
+  %cos = mm.cos %f : tensor<?x320x4xf32>
+  return %cos : tensor<?x320x4xf32>
 }

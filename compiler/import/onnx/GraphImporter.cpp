@@ -4,7 +4,6 @@
 #include "mm/MMOps.h"
 
 #include "mlir/IR/Diagnostics.h"
-#include "mlir/Interfaces/InferTypeOpInterface.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringSet.h"
@@ -598,19 +597,13 @@ LogicalResult GraphImporter::bind(const std::string &name, Value v, Location loc
     };
     if (t.getElementType() != d.getElementType() || t.getRank() != d.getRank())
       return mismatch();
-    SmallVector<int64_t> merged;
+    // The declared type is checked, not adopted: exporters write the traced example's
+    // sizes into value_info (dynamo: batch 1 inside a vision encoder exported with a
+    // dynamic batch), so a dim the importer infers as dynamic stays dynamic.
     for (int64_t i = 0; i < t.getRank(); ++i) {
       int64_t a = t.getDimSize(i), e = d.getDimSize(i);
       if (!ShapedType::isDynamic(a) && !ShapedType::isDynamic(e) && a != e)
         return mismatch();
-      merged.push_back(ShapedType::isDynamic(a) ? e : a);
-    }
-    auto refined = RankedTensorType::get(merged, t.getElementType());
-    // An op that infers its result type from its operands (mm.gelu: SameOperandsAndResultType)
-    // keeps the inferred type: a result more static than its operand would not verify.
-    if (refined != t && v.getDefiningOp() && !isa<InferTypeOpInterface>(v.getDefiningOp())) {
-      v.setType(refined);
-      known_.infer(v.getDefiningOp());
     }
   }
   values_[name] = v;

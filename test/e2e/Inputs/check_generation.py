@@ -86,6 +86,9 @@ def teacher_check(eps):
     """The low-precision check (module docstring); returns whether it passed."""
     shape, flat = npy.load(os.path.join(ref, "teacher_logits.npy"))
     steps, vocab = shape
+    # The teacher logits are the f32 reference's, on its own tokens (an fp16 reference's
+    # generation.json keeps those as f32_greedy_new_tokens).
+    want = gen.get("f32_greedy_new_tokens", gen["greedy_new_tokens"])
     if steps != len(want):
         print(f"FAIL teacher_logits.npy: {steps} steps for {len(want)} reference tokens")
         return False

@@ -1,8 +1,8 @@
-"""Minimal .npy reader (little-endian f4/f8/i8, C order) for tests that run without numpy."""
+"""Minimal .npy reader (little-endian f2/f4/f8/i4/i8, C order) for tests that run without numpy."""
 import ast
 import struct
 
-FORMATS = {"<f4": "f", "<f8": "d", "<i8": "q", "<i4": "i"}
+FORMATS = {"<f4": "f", "<f8": "d", "<f2": "e", "<i8": "q", "<i4": "i"}
 
 
 def load(path):

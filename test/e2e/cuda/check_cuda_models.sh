@@ -11,7 +11,10 @@
 #   4. with TEST_MODELS_DIR (test/models): the committed export flavours as CUDA plans in
 #      their own dtype (--dtype auto): tiny-llava-rand-ts (real biases and norm scales, f32:
 #      features atol 1e-4, logits 1e-3 and tokens exactly, as on the CPU), tiny-llava-dynamo
-#      (f32, tokens exactly) and tiny-llava-f16-ts (an f16 plan against HF's fp16 tokens on
+#      (f32, tokens exactly), tiny-llava-rand-ts-wt (its weights behind transposes, f32, as
+#      tiny-llava-rand-ts), tiny-llava-bias-f32-dynamo, the head-dim 64 and 128 models (the
+#      tiled prefill, decode and fused decode-step kernels end to end; f32, as on the CPU)
+#      and tiny-llava-f16-ts (an f16 plan against HF's fp16 tokens on
 #      CUDA: exact unless a near-tie flips, which the log's logits show); and
 #      tiny-llava-rand-ts as a bf16 plan through the low-precision check
 #      (check_generation.py --teacher-eps 2^-7: teacher-forced logits, tokens off near ties).
@@ -47,9 +50,10 @@ for m in tiny-llava-ts tiny-llava-dynamo; do
 done
 
 if [ -n "$testmodels" ]; then
-  for m in tiny-llava-rand-ts tiny-llava-dynamo tiny-llava-f16-ts; do
+  for m in tiny-llava-rand-ts tiny-llava-rand-ts-wt tiny-llava-dynamo tiny-llava-f16-ts \
+      tiny-llava-bias-f32-dynamo tiny-llava-hd64-f32-ts tiny-llava-hd128-f32-ts; do
     echo "== $testmodels/$m, its own dtype"
-    args=(); [ $m = tiny-llava-rand-ts ] && args=(--intermediates)
+    args=(); [ -f "$testmodels/$m/reference/image_features.npy" ] && [ $m != tiny-llava-f16-ts ] && args=(--intermediates)
     if "$mmc" compile "$testmodels/$m" -o "$work/$m.plan" --target cuda; then
       python3 "$inputs/check_generation.py" "$mmrun" "$work/$m.plan" "$testmodels/$m" "$work/$m" \
         "${args[@]}" --mmrun-arg=--device --mmrun-arg=cuda > "$work/$m.log" 2>&1 || status=1
