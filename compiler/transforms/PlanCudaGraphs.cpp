@@ -17,7 +17,9 @@
 // operands (not a shape operand) is on the device or a weight of more than 256 elements
 // (a smaller one, like a rotary inv_freq, is read on the host); otherwise on the host, so
 // integer, mask and position computations over host inputs stay on the host and their
-// results are uploaded where a device op reads them. One refinement: a cheap device op
+// results are uploaded where a device op reads them. Two refinements: an op left on the
+// host for reading only host values and small weights runs on the device when all its
+// users do (pullWeightWorkToDevice); and a cheap device op
 // (layout, elementwise, cast) that reads only weights and host values and whose results
 // only host ops read runs on the host instead, as running it on the device would only
 // force a download (a mask buffer expanded for mm.where, in dynamo exports).

@@ -61,7 +61,8 @@ std::optional<WeightExprInfo>
 transposeInfo(TransposeOp t, llvm::function_ref<const WeightExprInfo *(Value)> infoOf) {
   const WeightExprInfo *in = infoOf(t.getInput());
   if (!in || in->transposed || !hasStaticShape(t.getResult()) ||
-      t.getPerm() != ArrayRef<int64_t>{1, 0})
+      t.getPerm() != ArrayRef<int64_t>{1, 0} ||
+      cast<RankedTensorType>(t.getType()).getNumElements() == 0)
     return std::nullopt;
   return WeightExprInfo{true, in->converted, true};
 }

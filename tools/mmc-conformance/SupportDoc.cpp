@@ -134,7 +134,7 @@ std::string supportMarkdown(const std::vector<Case> &cases, const std::vector<Ca
      << "**Result: " << summaryLine(sum) << "** (of " << cases.size() << " cases; "
      << opsAllPassing << " of " << ops.size() << " tested ops pass every case). Of the passes, "
      << boundPasses << " bind a shape-parameter input at compile time (below) and "
-     << foldedPasses << " fold to no runtime op (below); " << plainPasses
+     << foldedPasses << " fold to no runtime op (below; a case can be both); " << plainPasses
      << " run a runtime op on inputs fed as given.\n\n"
      << "- `passed`: every output has the reference's dtype and shape, and its values match\n"
      << "  within the tolerance of its dtype: f32 and f64 " << tol(mm::rt::DType::f32)
@@ -202,9 +202,11 @@ std::string supportMarkdown(const std::vector<Case> &cases, const std::vector<Ca
     if (results[i].status == Status::passed && !results[i].note.empty())
       os << "- `" << cases[i].name << "`: " << escape(results[i].note) << "\n";
   os << "\n## Folded to no runtime op\n\n"
-     << "These cases pass with a plan whose function runs no op: the compiler computed every\n"
-     << "output at compile time (constant folding of the case's initializers and bound\n"
-     << "inputs), so they check the importer and the folder rather than a runtime kernel:\n\n";
+     << "These cases pass with a plan whose function runs no op: every output is a constant the\n"
+     << "compiler computed (from the case's initializers and bound inputs) or one of the\n"
+     << "inputs passed through (Identity, Dropout in inference, a one-input Sum or Max, an\n"
+     << "identity permutation), so they check the importer and the folder rather than a\n"
+     << "runtime kernel:\n\n";
   for (size_t i = 0; i < cases.size(); ++i)
     if (results[i].status == Status::passed && results[i].noRuntimeOps)
       os << "- `" << cases[i].name << "`"

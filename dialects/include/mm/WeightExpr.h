@@ -11,7 +11,7 @@
 //   - mm.cast between f32, f16 and bf16 of a folded value (static shape) that holds no
 //     converted bytes, or whose converted bytes are f32 (an exact widening of f16/bf16,
 //     so the two conversions are one);
-//   - mm.transpose {perm = [1, 0]} of a folded 2-D value that is not itself a transpose
+//   - mm.transpose {perm = [1, 0]} of a folded, non-empty 2-D value that is not itself a transpose
 //     (torch.onnx's TorchScript export without constant folding stores nn.Linear's [N, K]
 //     weights behind a Transpose; written transposed, so nothing runs per call).
 //
