@@ -9,8 +9,9 @@
 // 2. An activation that is the only user of a linear without one becomes its epilogue:
 //    gelu -> gelu, gelu<tanh> -> gelu_tanh, quick_gelu, silu, relu.
 // 3. Linears without activation that read the same input and whose weights (and biases,
-//    all or none) are `mm.weight`s, each possibly behind float casts, the weights all or
-//    none behind a 2-D transpose, are merged into one (Q/K/V projections; gate and up):
+//    all or none) the plan emitter folds into weights read from `mm.weight`s (behind casts
+//    and transposes: mm/WeightExpr.h), the weights all or none transposed, are merged into
+//    one (Q/K/V projections; gate and up):
 //
 //      %w = mm.concat %wq, %wk, %wv {axis = 1}    [K, Nq + Nk + Nv]
 //      %b = mm.concat %bq, %bk, %bv {axis = 0}    (when biased)
@@ -28,6 +29,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/transforms/FusionUtils.h"
 #include "compiler/transforms/Passes.h"
+#include "mm/WeightExpr.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -53,20 +55,6 @@ bool isParameter(Value w) {
   if (auto c = defOf<CastOp>(w))
     return isParameter(c.getInput());
   return defOf<WeightOp>(w) || defOf<ConstantOp>(w);
-}
-
-/// The mm.weight behind `v` through float casts and at most one 2-D transpose (which sets
-/// `transposed`); null if there is none.
-WeightOp weightBehind(Value v, bool &transposed) {
-  if (auto c = defOf<CastOp>(v))
-    return weightBehind(c.getInput(), transposed);
-  if (auto t = defOf<TransposeOp>(v)) {
-    if (transposed || t.getPerm() != ArrayRef<int64_t>{1, 0})
-      return {};
-    transposed = true;
-    return weightBehind(t.getInput(), transposed);
-  }
-  return defOf<WeightOp>(v);
 }
 
 /// matmul(x, W) [+ b] -> linear, rooted at the matmul.
@@ -151,22 +139,20 @@ struct AbsorbEpiloguePattern : public RewritePattern {
   }
 };
 
-/// True when `l` can take part in a merge: no epilogue, an `mm.weight` weight (and bias)
-/// behind casts and transposes (weightBehind).
+/// True when `l` can take part in a merge: no epilogue, and a weight (and bias) the plan
+/// emitter folds into one weight, reading an `mm.weight` (mm/WeightExpr.h: behind casts
+/// and transposes); a bias not transposed.
 bool isMergeable(LinearOp l) {
-  bool wt = false, bt = false;
-  return l.getActivation() == Activation::none && weightBehind(l.getWeight(), wt) &&
-         (!l.getBias() || (weightBehind(l.getBias(), bt) && !bt)) &&
+  std::optional<WeightExprInfo> w = weightExprOf(l.getWeight());
+  std::optional<WeightExprInfo> b = l.getBias() ? weightExprOf(l.getBias()) : std::nullopt;
+  return l.getActivation() == Activation::none && w && w->weight &&
+         (!l.getBias() || (b && b->weight && !b->transposed)) &&
          tensorTypeOf(l.getWeight()).hasStaticShape();
 }
 
-/// Whether `l`'s weight is behind a transpose (merged only with others that are, so the
-/// plan emitter folds the concat: mm/WeightExpr.h).
-bool weightTransposed(LinearOp l) {
-  bool t = false;
-  weightBehind(l.getWeight(), t);
-  return t;
-}
+/// Whether `l`'s weight is a transpose (merged only with others that are, so the plan
+/// emitter folds the concat: mm/WeightExpr.h).
+bool weightTransposed(LinearOp l) { return weightExprOf(l.getWeight())->transposed; }
 
 /// Moves the definition of `v` above `first` when it is below it in the same block, its
 /// operands' definitions first (a weight behind casts and a transpose: isMergeable).

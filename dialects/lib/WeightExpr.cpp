@@ -10,6 +10,21 @@ using namespace mlir;
 
 namespace mm {
 
+std::optional<WeightExprInfo> weightExprOf(Value v) {
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getNumResults() != 1)
+    return std::nullopt;
+  llvm::SmallVector<std::optional<WeightExprInfo>, 4> operands;
+  for (Value operand : def->getOperands())
+    operands.push_back(weightExprOf(operand));
+  return foldedWeightExpr(*def, [&](Value o) -> const WeightExprInfo * {
+    for (auto [operand, info] : llvm::zip(def->getOperands(), operands))
+      if (operand == o && info)
+        return &*info;
+    return nullptr;
+  });
+}
+
 bool isWeightFloat(Type t) { return t.isF32() || t.isF16() || t.isBF16(); }
 
 namespace {

@@ -40,6 +40,11 @@ std::optional<WeightExprInfo>
 foldedWeightExpr(mlir::Operation &op,
                  llvm::function_ref<const WeightExprInfo *(mlir::Value)> infoOf);
 
+/// The info of `v` when the plan emitter folds every op that computes it (walking its
+/// defining ops), else std::nullopt: for passes that must know before the emitter runs
+/// (FuseLinear merges only projections whose merged weight folds).
+std::optional<WeightExprInfo> weightExprOf(mlir::Value v);
+
 /// Whether `t` is f32, f16 or bf16 (the float types weight casts convert between).
 bool isWeightFloat(mlir::Type elementType);
 
