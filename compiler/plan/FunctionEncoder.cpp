@@ -248,8 +248,12 @@ private:
                             << ": a plan holds f32, f16, bf16, f64, bool and 8/16/32/64-bit "
                                "integers";
     TensorRecord r{*dtype, {}, {}, kind, "", {}, {}, loc, {}, -1, -1, false};
-    for (int64_t d : type.getShape())
+    for (int64_t d : type.getShape()) {
+      if (!ShapedType::isDynamic(d) && d > plan::kMaxDim)
+        return emitError(loc) << "value of type " << type << " has a dim of " << d
+                              << ": a plan's dims are at most 2^40";
       r.shape.push_back(ShapedType::isDynamic(d) ? -1 : d);
+    }
     r.dimNames.assign(r.shape.size(), "");
     uint32_t id = static_cast<uint32_t>(records_.size());
     records_.push_back(std::move(r));
@@ -280,7 +284,9 @@ private:
     for (int64_t d : r.shape) {
       if (d < 0)
         return w.emitError() << "weight '" << w.getName() << "' has a dynamic shape";
-      bytes *= static_cast<uint64_t>(d);
+      if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(d), &bytes) || bytes > (uint64_t(1) << 62))
+        return w.emitError() << "weight '" << w.getName() << "' of type " << w.getType()
+                             << " is too large (over 2^62 bytes)";
     }
     if (static_cast<int64_t>(w.getOffset()) < 0 || static_cast<uint64_t>(w.getLength()) != bytes)
       return w.emitError() << "weight '" << w.getName() << "' is " << w.getLength()

@@ -119,6 +119,21 @@ public:
 
   /// Copies one extent into `os`, converting its elements if it says so; the diagnostic
   /// names `w` on failure.
+  /// Fails, naming `w`, when extent `e`'s source bytes are not all in its file.
+  LogicalResult checkExtent(const WeightEntry &w, const WeightExtent &e) {
+    if (e.bytes)
+      return success();
+    Source *src = open(w, e.source);
+    if (!src)
+      return failure();
+    const uint64_t sourceLength = static_cast<uint64_t>(e.length * e.sourceRatio());
+    if (e.offset > src->size || sourceLength > src->size - e.offset)
+      return emitError(w.loc) << "weight '" << w.name << "': bytes [" << e.offset << ", "
+                              << e.offset + sourceLength << ") lie past the end of '"
+                              << src->path << "' (" << src->size << " bytes)";
+    return success();
+  }
+
   LogicalResult copy(llvm::raw_ostream &os, const WeightEntry &w, const WeightExtent &e,
                      std::vector<char> &chunk) {
     const uint64_t sourceLength = static_cast<uint64_t>(e.length * e.sourceRatio());
@@ -126,13 +141,9 @@ public:
       write(os, e, reinterpret_cast<const char *>(e.bytes->data() + e.offset), sourceLength);
       return success();
     }
-    Source *src = open(w, e.source);
-    if (!src)
+    if (failed(checkExtent(w, e)))
       return failure();
-    if (e.offset > src->size || sourceLength > src->size - e.offset)
-      return emitError(w.loc) << "weight '" << w.name << "': bytes [" << e.offset << ", "
-                              << e.offset + sourceLength << ") lie past the end of '"
-                              << src->path << "' (" << src->size << " bytes)";
+    Source *src = open(w, e.source);
     src->in.clear();
     src->in.seekg(static_cast<std::streamoff>(e.offset));
     uint64_t left = sourceLength;
@@ -155,17 +166,25 @@ public:
   /// once, in chunks of whole rows (large sequential reads; a [4096, 11008] weight in
   /// 16 bits is read twice).
   LogicalResult writeEntry(llvm::raw_ostream &os, const WeightEntry &w, std::vector<char> &chunk) {
-    if (!w.transpose) {
+    // A transpose of one row or one column is the same bytes.
+    if (!w.transpose || w.transpose->rows == 1 || w.transpose->cols == 1) {
       for (const WeightExtent &e : w.extents)
         if (failed(copy(os, w, e, chunk)))
           return failure();
       return success();
     }
+    for (const WeightExtent &e : w.extents) // every source range, before anything is allocated
+      if (failed(checkExtent(w, e)))
+        return failure();
     const uint64_t rows = w.transpose->rows, cols = w.transpose->cols;
     const uint64_t elem = rows * cols == 0 ? 0 : w.length / (rows * cols);
     if ((elem != 1 && elem != 2 && elem != 4 && elem != 8) || elem * rows * cols != w.length)
       return emitError(w.loc) << "weight '" << w.name << "': " << w.length
                               << " bytes do not form a " << rows << " x " << cols << " matrix";
+    if (rows * elem > kTransposeBlock)
+      return emitError(w.loc) << "weight '" << w.name << "': a " << rows << " x " << cols
+                              << " transpose has columns of more than " << (kTransposeBlock >> 20)
+                              << " MiB, more than the plan writer holds in memory";
     const uint64_t rowBytes = cols * elem;
     const uint64_t blockCols = std::max<uint64_t>(1, std::min(cols, kTransposeBlock / (rows * elem)));
     const uint64_t chunkRows = std::max<uint64_t>(1, std::min(rows, chunk.size() / rowBytes));

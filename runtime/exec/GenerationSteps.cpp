@@ -59,6 +59,12 @@ int64_t checkRequest(const std::vector<int64_t> &inputIds, const GenerationOptio
     fail("--max-new-tokens must be at least 1");
   if (options.kvCapacity < 0)
     fail("--kv-capacity must be positive (or 0 for prompt + max new tokens)");
+  // Positions beyond 2^31 are no model's, and their cache sizes would overflow.
+  constexpr int64_t kMaxPositions = int64_t{1} << 31;
+  if (options.maxNewTokens > kMaxPositions || options.kvCapacity > kMaxPositions)
+    fail(options.kvCapacity > kMaxPositions ? "--kv-capacity " : "--max-new-tokens ",
+         std::max(options.maxNewTokens, options.kvCapacity), " is too large (at most ", kMaxPositions,
+         " positions)");
   const size_t fed = static_cast<size_t>(options.maxNewTokens - 1);
   if (!options.teacherTokens.empty() && options.teacherTokens.size() < fed)
     fail("teacher forcing needs ", counted(static_cast<int64_t>(fed), "token"), " for ",

@@ -38,7 +38,8 @@ std::string counted(int64_t n, const char *noun);
 int64_t positionsFed(int64_t promptTokens, int64_t maxNewTokens);
 /// Checks a generation request before anything runs and returns its KV-cache capacity
 /// (positions): options.kvCapacity when set, else the prompt's tokens + maxNewTokens.
-/// Throws Error for an empty prompt, maxNewTokens < 1, a negative capacity, a set
+/// Throws Error for an empty prompt, maxNewTokens < 1, a negative capacity, maxNewTokens or
+/// a capacity above 2^31 positions, a set
 /// capacity that cannot hold positionsFed(prompt, maxNewTokens), or fewer than
 /// maxNewTokens - 1 teacher tokens when any are given.
 int64_t checkRequest(const std::vector<int64_t> &inputIds, const GenerationOptions &options);

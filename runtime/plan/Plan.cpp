@@ -111,7 +111,7 @@ private:
     for (int64_t d : *dims) {
       if (d < -1 || (requireStatic && d < 0))
         bad(where, ": invalid dim ", d);
-      if (d > (int64_t(1) << 40))
+      if (d > plan::kMaxDim)
         bad(where, ": dim ", d, " is too large");
       s.push_back(d);
     }

@@ -26,6 +26,8 @@ constexpr char kPlanMagic[8] = {'M', 'M', 'C', 'P', 'L', 'A', 'N', '\0'};
 constexpr uint64_t kBlobAlignment = 4096;
 /// Every weight starts on a cache-line boundary (SIMD loads, no false sharing).
 constexpr uint64_t kWeightAlignment = 64;
+/// The largest dim a plan's tensor may have (checked by the emitter and the loader).
+constexpr int64_t kMaxDim = int64_t(1) << 40;
 
 /// The fixed-size header at offset 0.
 struct FileHeader {

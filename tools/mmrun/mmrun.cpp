@@ -152,6 +152,8 @@ int main(int argc, char **argv) {
     o.maxNewTokens = maxNewTokens;
     o.kvCapacity = kvCapacity;
     o.dumpDir = dumpDir;
+    if (teacherTokens.getNumOccurrences() > 0 && teacherTokens.empty())
+      mm::rt::fail("--teacher-tokens is empty (give the ids decode steps 1.. feed)");
     o.teacherTokens = teacherTokens;
     o.warmup = warmup;
     o.json = json;
