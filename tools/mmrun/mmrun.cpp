@@ -123,6 +123,17 @@ int main(int argc, char **argv) {
     bool graphMode = !inputs.empty() || !inputDir.empty() || (inputIds.empty() && takesNoInputs());
     if (graphMode && !inputIds.empty())
       mm::rt::fail("give either --input-ids (generation) or --input/--input-dir (one graph), not both");
+    // An option of the other mode would be ignored (a --compare-dir that compares nothing).
+    const std::vector<cl::Option *> generationOnly = {&pixelValues, &maxNewTokens, &kvCapacity,
+                                                      &warmup,      &dumpDir,      &teacherTokens};
+    const std::vector<cl::Option *> graphOnly = {&function,   &outputDir, &outputFormat,
+                                                 &compareDir, &absTol,    &relTol,
+                                                 &repeat,     &printValues};
+    for (cl::Option *opt : graphMode ? generationOnly : graphOnly)
+      if (opt->getNumOccurrences() > 0)
+        mm::rt::fail("--", opt->ArgStr.str(), " applies to ",
+                     graphMode ? "generation (--input-ids)" : "one-graph runs (--input, --input-dir)",
+                     ", not to this ", graphMode ? "one-graph run" : "generation");
     if (graphMode) {
       mmrun::GraphOptions o;
       o.function = function;
