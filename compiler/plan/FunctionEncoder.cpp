@@ -356,23 +356,32 @@ private:
     return success();
   }
 
+  /// Adds the weight record of `result`, computed from the folded value `input`; returns
+  /// both records (valid until the next addTensor).
+  FailureOr<std::pair<TensorRecord *, const TensorRecord *>> addDerivedWeight(Value result, Value input,
+                                                                             Location loc) {
+    auto id = addTensor(result, fb::TensorKind::weight, loc);
+    if (failed(id))
+      return failure();
+    return std::pair<TensorRecord *, const TensorRecord *>(&records_[*id], &records_[ids_[input]]);
+  }
+
   /// mm.cast between f32, f16 and bf16 of a folded value: a converted weight, written
   /// converted (round to nearest even, as the runtime's casts), so the cast does not run
   /// (mmc compile --dtype f16|bf16 casts every weight). A cast of bytes already widened to
   /// f32 converts from their source type directly (the widening was exact).
   LogicalResult foldWeightCast(CastOp c) {
-    auto id = addTensor(c.getResult(), fb::TensorKind::weight, c.getLoc());
-    if (failed(id))
+    auto records = addDerivedWeight(c.getResult(), c.getInput(), c.getLoc());
+    if (failed(records))
       return failure();
-    TensorRecord &r = records_[*id];
-    const TensorRecord &src = records_[ids_[c.getInput()]];
-    r.name = src.name + "." + std::string(fb::EnumNameDType(r.dtype));
-    r.transpose = src.transpose;
-    double shrink = static_cast<double>(planDTypeSize(r.dtype)) / planDTypeSize(src.dtype);
-    for (WeightExtent e : src.extents) {
-      e.to = r.dtype;
+    auto [r, src] = *records;
+    r->name = src->name + "." + std::string(fb::EnumNameDType(r->dtype));
+    r->transpose = src->transpose;
+    double shrink = static_cast<double>(planDTypeSize(r->dtype)) / planDTypeSize(src->dtype);
+    for (WeightExtent e : src->extents) {
+      e.to = r->dtype;
       e.length = static_cast<uint64_t>(e.length * shrink);
-      r.extents.push_back(std::move(e));
+      r->extents.push_back(std::move(e));
     }
     ++stats_.foldedCasts;
     return success();
@@ -381,14 +390,13 @@ private:
   /// mm.transpose {perm = [1, 0]} of a folded 2-D value: the same bytes, written
   /// transposed (the [N, K] weights of a TorchScript export without constant folding).
   LogicalResult foldWeightTranspose(TransposeOp t) {
-    auto id = addTensor(t.getResult(), fb::TensorKind::weight, t.getLoc());
-    if (failed(id))
+    auto records = addDerivedWeight(t.getResult(), t.getInput(), t.getLoc());
+    if (failed(records))
       return failure();
-    TensorRecord &r = records_[*id];
-    const TensorRecord &src = records_[ids_[t.getInput()]];
-    r.name = src.name + ".T";
-    r.extents = src.extents;
-    r.transpose = WeightTranspose{static_cast<uint64_t>(src.shape[0]), static_cast<uint64_t>(src.shape[1])};
+    auto [r, src] = *records;
+    r->name = src->name + ".T";
+    r->extents = src->extents;
+    r->transpose = WeightTranspose{static_cast<uint64_t>(src->shape[0]), static_cast<uint64_t>(src->shape[1])};
     ++stats_.foldedTransposes;
     return success();
   }
