@@ -39,9 +39,13 @@ enum class MaskKind { none, additive, boolean };
 ///   element [b, h, s, t] at b*maskStrideB + h*maskStrideH + s*maskStrideS + t*maskStrideT
 ///   (stride 0 broadcasts).
 /// A query row whose keys are all masked gets zeros (instead of NaN).
-/// rowsPerBlock: query rows per 128-thread block; 0 picks (32 for head dims up to 128,
-/// 16 beyond; half that when the grid would give fewer than two blocks per
-/// multiprocessor and the head dim allows it: not 72). Else 32 or 16 (16 or 8 beyond 128).
+/// Kernels: f16/bf16 with head dim 64, 80, 96 or 128 and 16-byte aligned k/v rows run on
+/// tensor cores (AttentionPrefillMma.h: the probabilities rounded to the element type, as
+/// FlashAttention does); the rest, or any call with rowsPerBlock set, runs the f32 FMA
+/// kernel. rowsPerBlock: the FMA kernel's query rows per 128-thread block; 0 picks (32
+/// for head dims up to 128, 16 beyond; half that when the grid would give fewer than two
+/// blocks per multiprocessor and the head dim allows it: not 72). Else 32 or 16 (16 or 8
+/// beyond 128).
 /// headDim must be one of 64, 72, 80, 96, 128, 256; qHeads a multiple of kvHeads.
 struct PrefillAttentionArgs {
   DType dtype = DType::f32;

@@ -9,10 +9,12 @@
 // memory in tiles of 32 keys (converted to f32 once); each thread keeps the running max
 // and sum of its row (online softmax, Milakov & Gimelshein 2018), so no score matrix is
 // ever stored. Scores are kept in the log2 domain (q pre-scaled by scale * log2 e) and
-// exponentiated with exp2f. f32 FMA arithmetic throughout (no tensor cores yet).
+// exponentiated with exp2f. f32 FMA arithmetic throughout: the kernel for f32, head dims
+// 72 and 256, and layouts the tensor-core kernel (AttentionPrefillMma.cu) does not take.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cuda/Attention.h"
+#include "runtime/cuda/AttentionPrefillMma.h"
 #include "runtime/cuda/DeviceUtil.cuh"
 
 #include <cmath>
@@ -234,6 +236,11 @@ void prefillAttention(cudaStream_t stream, const PrefillAttentionArgs &a) {
     fail(k, ": mask kind set but mask is null");
   if (a.batch == 0 || a.qLen == 0)
     return;
+  if (a.rowsPerBlock == 0 && mmaPrefillAttentionSupports(a)) {
+    mmaPrefillAttention(stream, a);
+    checkLaunch("prefillAttention (tensor cores)");
+    return;
+  }
   PrefillParams p{a.q.data, a.k.data, a.v.data, a.out,
                   a.q.strideB, a.q.strideH, a.q.strideS, a.k.strideB, a.k.strideH, a.k.strideS,
                   a.v.strideB, a.v.strideH, a.v.strideS, a.outStrideB, a.outStrideH,

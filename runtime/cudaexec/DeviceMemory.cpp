@@ -9,15 +9,22 @@
 #include <algorithm>
 #include <dlfcn.h>
 #include <atomic>
+#include <map>
 #include <mutex>
+#include <string>
 #include <unordered_map>
 
 namespace mm::rt::cudaexec {
 namespace {
 
+struct Allocation {
+  size_t bytes;
+  std::string what;
+};
 std::mutex sizesMutex;
-std::unordered_map<void *, size_t> sizes;
+std::unordered_map<void *, Allocation> sizes;
 size_t inUse = 0, peak = 0;
+std::map<std::string, size_t> inUseByPurpose, peakByPurpose;
 
 constexpr double kMiB = 1024.0 * 1024.0;
 
@@ -89,9 +96,13 @@ void *deviceAllocate(size_t bytes, const char *what) {
   if (cudaMalloc(&p, std::max<size_t>(bytes, 1)) != cudaSuccess)
     outOfMemory(bytes, what);
   std::lock_guard<std::mutex> lock(sizesMutex);
-  sizes[p] = bytes;
+  sizes[p] = {bytes, what};
   inUse += bytes;
-  peak = std::max(peak, inUse);
+  inUseByPurpose[what] += bytes;
+  if (inUse > peak) {
+    peak = inUse;
+    peakByPurpose = inUseByPurpose;
+  }
   return p;
 }
 
@@ -103,7 +114,10 @@ void deviceFree(void *ptr) {
   std::lock_guard<std::mutex> lock(sizesMutex);
   auto it = sizes.find(ptr);
   if (it != sizes.end()) {
-    inUse -= it->second;
+    inUse -= it->second.bytes;
+    auto purpose = inUseByPurpose.find(it->second.what);
+    if ((purpose->second -= it->second.bytes) == 0)
+      inUseByPurpose.erase(purpose);
     sizes.erase(it);
   }
 }
@@ -116,6 +130,11 @@ size_t deviceBytesInUse() {
 size_t deviceBytesPeak() {
   std::lock_guard<std::mutex> lock(sizesMutex);
   return peak;
+}
+
+std::map<std::string, size_t> deviceBytesAtPeak() {
+  std::lock_guard<std::mutex> lock(sizesMutex);
+  return peakByPurpose;
 }
 
 Arena::Memory deviceArenaMemory() { return {arenaDeviceAllocate, deviceFree, true}; }

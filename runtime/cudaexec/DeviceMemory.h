@@ -14,6 +14,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <string>
 
 namespace mm::rt::cudaexec {
 
@@ -31,6 +33,9 @@ void deviceFree(void *ptr);
 /// Bytes currently allocated with deviceAllocate, and the most at any time.
 size_t deviceBytesInUse();
 size_t deviceBytesPeak();
+/// The allocations live when deviceBytesPeak() was reached, in bytes per `what` label of
+/// deviceAllocate (they sum to deviceBytesPeak()).
+std::map<std::string, size_t> deviceBytesAtPeak();
 /// Throws the out-of-memory Error above when `bytes` exceed the device's free memory.
 void requireFreeDeviceMemory(size_t bytes, const char *what);
 

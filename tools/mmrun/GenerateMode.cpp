@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <map>
 
 using namespace mm::rt;
 
@@ -49,6 +50,8 @@ namespace {
 /// the device for CUDA; mapped from the plan on the CPU) and their activation arenas.
 struct MemorySplit {
   uint64_t weightBytes = 0, arenaBytes = 0;
+  /// CUDA: the device allocations live at the peak, bytes per purpose.
+  std::map<std::string, size_t> devicePeakByPurpose;
 };
 
 double mib(uint64_t bytes) { return static_cast<double>(bytes) / (1 << 20); }
@@ -92,6 +95,10 @@ void report(const GenerationResult &r, const GenerateOptions &o, double deviceMi
                    {"weights_bytes", memory.weightBytes}, {"arena_bytes", memory.arenaBytes}};
     if (cuda) {
       j["memory"]["peak_device_mib"] = deviceMiB;
+      nlohmann::json byPurpose = nlohmann::json::object();
+      for (const auto &[what, bytes] : memory.devicePeakByPurpose)
+        byPurpose[what] = mib(bytes);
+      j["memory"]["peak_device_mib_by_purpose"] = byPurpose;
       j["cuda_graphs"] = o.run.cudaGraphs;
       j["fused_launches"] = o.run.fusedLaunches;
       j["launches"] = graphStats;
@@ -116,6 +123,10 @@ void report(const GenerationResult &r, const GenerateOptions &o, double deviceMi
                        deviceMiB, mib(memory.weightBytes), mib(r.kvCacheBytes),
                        mib(memory.arenaBytes), rss, o.run.cudaGraphs ? "on" : "off");
   if (cuda) {
+    os << "device memory at the peak:";
+    for (const auto &[what, bytes] : memory.devicePeakByPurpose)
+      os << llvm::format(" %s %.1f MiB;", what.c_str(), mib(bytes));
+    os << "\n";
     os << "decoder segments: " << graphStats["decoder"]["graph_launches"].get<int64_t>()
        << " replayed from CUDA graphs (" << graphStats["decoder"]["captures"].get<int64_t>()
        << " captured), " << graphStats["decoder"]["eager_segments"].get<int64_t>()
@@ -204,6 +215,7 @@ int runGenerateCuda(std::shared_ptr<const Plan> plan, const GenerateOptions &o,
       memory.weightBytes += e->weightBytes();
       memory.arenaBytes += e->arenaBytes();
     }
+  memory.devicePeakByPurpose = cudaexec::deviceBytesAtPeak();
   report(r, o, mib(cudaexec::deviceBytesPeak()), memory, stats, os);
   return 0;
 }

@@ -6,11 +6,17 @@
 // the softmax (exp2f, sums of <= ~1000 positive terms: a few 1e-6 relative). Allowed:
 // 2u relative (bf16 2^-7, f16 2^-10) or 1e-4 relative for f32, plus 1e-5 absolute for
 // outputs near zero (cancellation among the v rows).
+// The tensor-core prefill kernel (f16/bf16) also rounds each probability p_t to the
+// element type before P V (relative error <= u each), which moves an output by at most
+// u * sum_t p_t |v_t| / sum_t p_t (the reference's `mass`; it need not be small relative
+// to the output when the v rows cancel). Its bound adds 1.1 u * mass: u for that rounding,
+// 10 % for the f32 exp2 and sums.
 //
 //===----------------------------------------------------------------------===//
 #include "CudaTestUtil.h"
 
 #include "runtime/cuda/Attention.h"
+#include "runtime/cuda/AttentionPrefillMma.h"
 
 #include <algorithm>
 #include <cmath>
@@ -34,7 +40,9 @@ void refAttention(int64_t B, int64_t Hq, int64_t Hkv, int64_t S, int64_t D,
                   const std::function<double(int64_t, int64_t, int64_t, int64_t)> &k,
                   const std::function<double(int64_t, int64_t, int64_t, int64_t)> &v,
                   double scale, const MaskFn &visible,
-                  const std::function<double &(int64_t, int64_t, int64_t, int64_t)> &out) {
+                  const std::function<double &(int64_t, int64_t, int64_t, int64_t)> &out,
+                  const std::function<double &(int64_t, int64_t, int64_t, int64_t)> *mass =
+                      nullptr) {
   for (int64_t b = 0; b < B; ++b)
     for (int64_t h = 0; h < Hq; ++h) {
       const int64_t hk = h / (Hq / Hkv), T = keysOf(b);
@@ -58,11 +66,15 @@ void refAttention(int64_t B, int64_t Hq, int64_t Hkv, int64_t S, int64_t D,
         for (int64_t t = 0; t < T; ++t)
           sum += ok[t] ? std::exp(sc[t] - mx) : 0.0;
         for (int64_t d = 0; d < D; ++d) {
-          double acc = 0;
+          double acc = 0, absAcc = 0;
           for (int64_t t = 0; t < T; ++t)
-            if (ok[t])
+            if (ok[t]) {
               acc += std::exp(sc[t] - mx) * v(b, hk, t, d);
+              absAcc += std::exp(sc[t] - mx) * std::fabs(v(b, hk, t, d));
+            }
           out(b, h, s, d) = sum > 0 ? acc / sum : 0.0;
+          if (mass)
+            (*mass)(b, h, s, d) = sum > 0 ? absAcc / sum : 0.0;
         }
       }
     }
@@ -85,6 +97,10 @@ TEST_F(CudaAttentionTest, PrefillMatchesReference) {
       {1, 2, 1, 20, 33, 256, false, MaskKind::boolean}, // Gemma head dim, a fully masked row
       {1, 3, 3, 9, 9, 80, true, MaskKind::none},
       {2, 2, 1, 40, 40, 96, false, MaskKind::none},     // bidirectional (vision encoder)
+      // Several 64-row and 64-key tiles with partial last tiles (the tensor-core kernel).
+      {1, 4, 2, 150, 150, 128, true, MaskKind::additive},
+      {2, 2, 2, 70, 130, 64, false, MaskKind::boolean}, // row 3 fully masked
+      {1, 2, 1, 65, 200, 96, true, MaskKind::none},      // 65 queries after 135 cached keys
   };
   for (DType dtype : kAllTypes)
     for (const PrefillCase &c : cases) {
@@ -139,7 +155,7 @@ TEST_F(CudaAttentionTest, PrefillMatchesReference) {
       }
       prefillAttention(stream, a);
 
-      std::vector<double> want(c.B * c.S * c.Hq * c.D);
+      std::vector<double> want(c.B * c.S * c.Hq * c.D), mass(want.size());
       const MaskFn visible = [&](int64_t b, int64_t, int64_t s, int64_t t, double &bias) {
         if (c.causal && t > s + (c.T - c.S))
           return false;
@@ -148,6 +164,10 @@ TEST_F(CudaAttentionTest, PrefillMatchesReference) {
         if (c.mask == MaskKind::boolean)
           return boolMask[s * c.T + t] != 0;
         return true;
+      };
+      const std::function<double &(int64_t, int64_t, int64_t, int64_t)> massAt =
+          [&](int64_t b, int64_t h, int64_t s, int64_t d) -> double & {
+        return mass[((b * c.S + s) * c.Hq + h) * c.D + d];
       };
       refAttention(
           c.B, c.Hq, c.Hkv, c.S, c.D, [&](int64_t) { return c.T; },
@@ -163,21 +183,35 @@ TEST_F(CudaAttentionTest, PrefillMatchesReference) {
           1.0 / std::sqrt(double(c.D)), visible,
           [&](int64_t b, int64_t h, int64_t s, int64_t d) -> double & {
             return want[((b * c.S + s) * c.Hq + h) * c.D + d];
-          });
+          },
+          &massAt);
       const std::string what = std::string("prefill ") + dtypeLabel(dtype) + " B" +
                                std::to_string(c.B) + " H" + std::to_string(c.Hq) + "/" +
                                std::to_string(c.Hkv) + " S" + std::to_string(c.S) + " T" +
                                std::to_string(c.T) + " D" + std::to_string(c.D) +
                                (c.causal ? " causal" : "") + " mask " + std::to_string(int(c.mask));
-      expectNear(download(dout, dtype, want.size()), want, rtolFor(dtype), kAtol,
-                 what + " (automatic rows per block: half for these small grids)");
-      // The default rows per block, which large grids use.
-      a.rowsPerBlock = c.D > 128 ? 16 : 32;
-      DeviceBuffer dout2 = poisoned(dtype, c.B * c.S * c.Hq * c.D);
-      a.out = dout2.get();
-      prefillAttention(stream, a);
-      expectNear(download(dout2, dtype, want.size()), want, rtolFor(dtype), kAtol,
-                 what + " (" + std::to_string(a.rowsPerBlock) + " rows per block)");
+      // Every kernel variant: automatic (tensor cores where they apply, else the FMA
+      // kernel with half the rows for these small grids), then the FMA kernel with its
+      // default rows and, where the head dim allows, half of them.
+      const int defaultRows = c.D > 128 ? 16 : 32;
+      const bool tensorCores = mmaPrefillAttentionSupports(a);
+      std::vector<double> atol(want.size(), kAtol);
+      if (tensorCores)
+        for (size_t i = 0; i < atol.size(); ++i)
+          atol[i] += 1.1 * unitRoundoff(dtype) * mass[i];
+      expectNear(download(dout, dtype, want.size()), want, rtolFor(dtype), atol,
+                 what + (tensorCores ? " (tensor cores)" : " (FMA, automatic rows per block)"));
+      const std::vector<double> fmaAtol(want.size(), kAtol);
+      for (int rows : {defaultRows, defaultRows / 2}) {
+        if (rows != defaultRows && c.D == 72)
+          continue; // 72's channel pairs do not split over twice the threads
+        a.rowsPerBlock = rows;
+        DeviceBuffer dout2 = poisoned(dtype, c.B * c.S * c.Hq * c.D);
+        a.out = dout2.get();
+        prefillAttention(stream, a);
+        expectNear(download(dout2, dtype, want.size()), want, rtolFor(dtype), fmaAtol,
+                   what + " (FMA, " + std::to_string(rows) + " rows per block)");
+      }
     }
 }
 

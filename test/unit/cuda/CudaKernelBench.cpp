@@ -1,18 +1,19 @@
 //===- CudaKernelBench.cpp - micro-benchmark of the CUDA kernels (not a test) ---===//
 //
 // For the GPU machine. Prints, for llava-1b's decode shapes (hidden 2048, intermediate
-// 5632, 32 query / 4 KV heads, head dim 64, vocab 32064), bf16:
+// 5632, 32 query / 4 KV heads, head dim 64, vocab 32064, 22 layers) or LLaVA-1.5-7B's
+// (hidden 4096, intermediate 11008, 32 / 32 heads, head dim 128, 32 layers), bf16:
 //   1. the device's copy bandwidth (device-to-device memcpy, bytes read + written);
 //   2. GEMV (M = 1) time and bandwidth per weight shape, cuBLASLt vs the own kernel;
-//   3. all of one decode step's GEMMs (22 layers + LM head) captured in a CUDA graph,
+//   3. all of one decode step's GEMMs (every layer + LM head) captured in a CUDA graph,
 //      against the bandwidth roofline (weight bytes / copy bandwidth);
 //   4. decode attention per layer at KV length 128..4096 (one graph captured once, the
 //      length changed in device memory between replays), split vs not split;
-//   5. prefill attention for a few prompt / vision-encoder shapes.
+//   5. prefill attention for a few prompt / vision-encoder shapes, tensor cores vs FMA;
 // Weights rotate through more memory than the 60 MB L2 so that the numbers are DRAM
 // numbers. Times are medians of CUDA-event-timed graph replays.
 //
-// Usage: cuda_kernel_bench
+// Usage: cuda_kernel_bench [llava-1b|llava-7b]   (default llava-1b)
 //
 //===----------------------------------------------------------------------===//
 #include "CudaTestUtil.h"
@@ -25,6 +26,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <string>
 #include <vector>
 
 using namespace mm::rt;
@@ -33,8 +35,14 @@ using namespace mm::rt::cuda::test;
 
 namespace {
 
-constexpr int64_t kHidden = 2048, kInter = 5632, kHeads = 32, kKvHeads = 4, kHeadDim = 64,
-                  kVocab = 32064, kLayers = 22;
+/// The decoder shapes a run measures (the first argument picks them).
+struct DecoderShape {
+  const char *name;
+  int64_t hidden, inter, heads, kvHeads, headDim, vocab, layers;
+};
+constexpr DecoderShape kLlava1b{"llava-1b", 2048, 5632, 32, 4, 64, 32064, 22};
+constexpr DecoderShape kLlava7b{"llava-7b", 4096, 11008, 32, 32, 128, 32064, 32};
+DecoderShape g = kLlava1b;
 
 /// Median over `reps` of the time of one replay of a graph captured from `body`, in ms.
 double graphMs(cudaStream_t s, const std::function<void()> &body, int reps = 15) {
@@ -106,13 +114,13 @@ void benchGemv(cudaStream_t s, Blas &blas, double copyBw) {
     const char *name;
     int64_t k, n;
   };
-  const Shape shapes[] = {{"q_proj / o_proj", kHidden, kHidden},
-                          {"k_proj / v_proj", kHidden, kKvHeads * kHeadDim},
-                          {"qkv fused", kHidden, kHidden + 2 * kKvHeads * kHeadDim},
-                          {"gate / up", kHidden, kInter},
-                          {"gate+up fused", kHidden, 2 * kInter},
-                          {"down_proj", kInter, kHidden},
-                          {"lm_head", kHidden, kVocab}};
+  const Shape shapes[] = {{"q_proj / o_proj", g.hidden, g.hidden},
+                          {"k_proj / v_proj", g.hidden, g.kvHeads * g.headDim},
+                          {"qkv fused", g.hidden, g.hidden + 2 * g.kvHeads * g.headDim},
+                          {"gate / up", g.hidden, g.inter},
+                          {"gate+up fused", g.hidden, 2 * g.inter},
+                          {"down_proj", g.inter, g.hidden},
+                          {"lm_head", g.hidden, g.vocab}};
   std::printf("\n[2] GEMV, M = 1, bf16 (weights rotate through >= 512 MiB; median per launch)\n");
   std::printf("%-16s %6s %6s %7s | %9s %8s | %9s %8s | %6s %s\n", "shape", "K", "N", "MiB",
               "cuBLASLt", "GB/s", "own GEMV", "GB/s", "%copy", "auto");
@@ -154,19 +162,19 @@ void benchDecodeGemms(cudaStream_t s, Blas &blas, double copyBw) {
     int64_t k, n;
   };
   std::vector<W> mats;
-  for (int l = 0; l < kLayers; ++l)
-    for (W w : {W{kHidden, kHidden}, W{kHidden, kKvHeads * kHeadDim}, W{kHidden, kKvHeads * kHeadDim},
-                W{kHidden, kHidden}, W{kHidden, kInter}, W{kHidden, kInter}, W{kInter, kHidden}})
+  for (int l = 0; l < g.layers; ++l)
+    for (W w : {W{g.hidden, g.hidden}, W{g.hidden, g.kvHeads * g.headDim}, W{g.hidden, g.kvHeads * g.headDim},
+                W{g.hidden, g.hidden}, W{g.hidden, g.inter}, W{g.hidden, g.inter}, W{g.inter, g.hidden}})
       mats.push_back(w);
-  mats.push_back({kHidden, kVocab});
+  mats.push_back({g.hidden, g.vocab});
   size_t total = 0;
   for (W w : mats)
     total += size_t(w.k * w.n);
   DeviceBuffer weights = randomBf16(total, 9);
-  DeviceBuffer x = randomBf16(kInter, 10), y(size_t(kVocab) * 2);
-  std::printf("\n[3] one decode step's GEMMs (22 layers x 7 + lm_head = %zu launches, %.0f MiB "
-              "bf16) in one CUDA graph\n",
-              mats.size(), double(total) * 2 / (1 << 20));
+  DeviceBuffer x = randomBf16(g.inter, 10), y(size_t(g.vocab) * 2);
+  std::printf("\n[3] one decode step's GEMMs (%lld layers x 7 + lm_head = %zu launches, %.0f "
+              "MiB bf16) in one CUDA graph\n",
+              static_cast<long long>(g.layers), mats.size(), double(total) * 2 / (1 << 20));
   const double roofMs = double(total) * 2 / (copyBw * 1e9) * 1e3;
   for (Blas::Path path : {Blas::Path::automatic, Blas::Path::cublasLt}) {
     auto body = [&] {
@@ -197,15 +205,15 @@ DecodeAttentionArgs llavaDecodeArgs(const void *q, int64_t qStrideB, void *out,
   DecodeAttentionArgs a;
   a.dtype = DType::bf16;
   a.batch = 1;
-  a.qHeads = kHeads;
-  a.kvHeads = kKvHeads;
-  a.headDim = kHeadDim;
+  a.qHeads = g.heads;
+  a.kvHeads = g.kvHeads;
+  a.headDim = g.headDim;
   a.q = q;
   a.qStrideB = qStrideB;
-  a.qStrideH = kHeadDim;
+  a.qStrideH = g.headDim;
   a.out = out;
-  a.outStrideB = kHeads * kHeadDim;
-  a.outStrideH = kHeadDim;
+  a.outStrideB = g.heads * g.headDim;
+  a.outStrideH = g.headDim;
   a.cache = cache;
   a.lens = lens;
   a.scale = 0.125f;
@@ -216,31 +224,33 @@ DecodeAttentionArgs llavaDecodeArgs(const void *q, int64_t qStrideB, void *out,
 
 void benchDecodeAttention(cudaStream_t s, double copyBw) {
   const int64_t cap = 4096;
-  const size_t perLayer = size_t(kKvHeads * cap * kHeadDim);
-  DeviceBuffer k = randomBf16(perLayer * kLayers, 11), v = randomBf16(perLayer * kLayers, 12);
-  DeviceBuffer q = randomBf16(size_t(kHeads * kHeadDim), 13), out(size_t(kHeads * kHeadDim) * 2);
+  const size_t perLayer = size_t(g.kvHeads * cap * g.headDim);
+  DeviceBuffer k = randomBf16(perLayer * g.layers, 11), v = randomBf16(perLayer * g.layers, 12);
+  DeviceBuffer q = randomBf16(size_t(g.heads * g.headDim), 13), out(size_t(g.heads * g.headDim) * 2);
   DeviceBuffer lens = uploadVector(std::vector<int32_t>{128});
-  std::printf("\n[4] decode attention, bf16, 32/4 heads, head dim 64, capacity 4096, one launch "
-              "per layer (22 layers' caches), graph captured once per split setting\n");
+  std::printf("\n[4] decode attention, bf16, %lld/%lld heads, head dim %lld, capacity 4096, one "
+              "launch per layer (%lld layers' caches), graph captured once per split setting\n",
+              static_cast<long long>(g.heads), static_cast<long long>(g.kvHeads),
+              static_cast<long long>(g.headDim), static_cast<long long>(g.layers));
   std::printf("%8s | %10s %8s | %10s %8s | %10s %8s\n", "KV len", "auto", "GB/s", "1 head/blk",
               "GB/s", "no split,8", "GB/s");
-  const int autoSplits = decodeAttentionDefaultSplits(1, kHeads, kKvHeads, kHeadDim, cap);
+  const int autoSplits = decodeAttentionDefaultSplits(1, g.heads, g.kvHeads, g.headDim, cap);
   const std::vector<int64_t> lengths = {128, 256, 512, 1024, 2048, 4096};
   std::vector<std::vector<double>> us(3, std::vector<double>(lengths.size()));
   for (int variant = 0; variant < 3; ++variant) {
     const int splits = variant == 2 ? 1 : autoSplits;
-    const ScratchSize need = decodeAttentionScratch(1, kHeads, kKvHeads, kHeadDim, splits);
+    const ScratchSize need = decodeAttentionScratch(1, g.heads, g.kvHeads, g.headDim, splits);
     DeviceBuffer partials(std::max<size_t>(1, need.partialFloats) * 4),
         counters(std::max<size_t>(1, need.counterCount) * 4);
     checkCuda(cudaMemset(counters.get(), 0, counters.bytes()), "memset");
     cudaGraph_t graph = nullptr;
     cudaGraphExec_t exec = nullptr;
     checkCuda(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), "begin capture");
-    for (int l = 0; l < kLayers; ++l) {
+    for (int l = 0; l < g.layers; ++l) {
       DecodeAttentionArgs a = llavaDecodeArgs(
-          q.get(), kHeads * kHeadDim, out.get(),
-          {k.as<uint16_t>() + l * perLayer, v.as<uint16_t>() + l * perLayer, 1, kKvHeads, cap,
-           kHeadDim},
+          q.get(), g.heads * g.headDim, out.get(),
+          {k.as<uint16_t>() + l * perLayer, v.as<uint16_t>() + l * perLayer, 1, g.kvHeads, cap,
+           g.headDim},
           lens.as<int32_t>(), splits,
           {partials.as<float>(), need.partialFloats, counters.as<unsigned>(), need.counterCount});
       a.headsPerBlock = variant == 0 ? 0 : variant == 1 ? 1 : 8;
@@ -266,7 +276,7 @@ void benchDecodeAttention(cudaStream_t s, double copyBw) {
           ms.push_back(t);
       }
       std::sort(ms.begin(), ms.end());
-      us[variant][li] = ms[ms.size() / 2] * 1e3 / kLayers;
+      us[variant][li] = ms[ms.size() / 2] * 1e3 / g.layers;
     }
     cudaEventDestroy(e0);
     cudaEventDestroy(e1);
@@ -274,7 +284,7 @@ void benchDecodeAttention(cudaStream_t s, double copyBw) {
     cudaGraphDestroy(graph);
   }
   for (size_t li = 0; li < lengths.size(); ++li) {
-    const double bytes = 2.0 * double(lengths[li]) * kKvHeads * kHeadDim * 2;
+    const double bytes = 2.0 * double(lengths[li]) * g.kvHeads * g.headDim * 2;
     std::printf("%8lld | %8.2fus %8.0f | %8.2fus %8.0f | %8.2fus %8.0f\n",
                 (long long)lengths[li], us[0][li], bytes / (us[0][li] * 1e-6) / 1e9, us[1][li],
                 bytes / (us[1][li] * 1e-6) / 1e9, us[2][li], bytes / (us[2][li] * 1e-6) / 1e9);
@@ -287,20 +297,25 @@ void benchDecodeAttention(cudaStream_t s, double copyBw) {
 void benchPrefillAttention(cudaStream_t s) {
   struct Case {
     const char *name;
-    int64_t batch, qHeads, kvHeads, len;
+    int64_t batch, qHeads, kvHeads, len, headDim;
     bool causal;
   };
-  const Case cases[] = {{"decoder prompt 256", 1, 32, 4, 256, true},
-                        {"decoder prompt 1024", 1, 32, 4, 1024, true},
-                        {"decoder prompt 4096", 1, 32, 4, 4096, true},
-                        {"CLIP B/16 224px b=1", 1, 12, 12, 197, false},
-                        {"CLIP B/16 224px b=8", 8, 12, 12, 197, false}};
-  std::printf("\n[5] prefill attention, bf16, head dim 64 (FMA kernel, no tensor cores): "
-              "automatic rows per block (16 when the grid is small) and 32 forced\n");
-  std::printf("%-22s %10s %9s | %10s %9s\n", "shape", "auto", "TFLOP/s", "32 rows", "TFLOP/s");
+  const Case cases[] = {{"decoder prompt 256", 1, g.heads, g.kvHeads, 256, g.headDim, true},
+                        {"decoder prompt 608", 1, g.heads, g.kvHeads, 608, g.headDim, true},
+                        {"decoder prompt 1024", 1, g.heads, g.kvHeads, 1024, g.headDim, true},
+                        {"decoder prompt 4096", 1, g.heads, g.kvHeads, 4096, g.headDim, true},
+                        {"CLIP B/16 224px b=1", 1, 12, 12, 197, 64, false},
+                        {"CLIP B/16 224px b=8", 8, 12, 12, 197, 64, false},
+                        {"CLIP L/14 336px b=1", 1, 16, 16, 577, 64, false},
+                        {"CLIP L/14 336px b=8", 8, 16, 16, 577, 64, false}};
+  std::printf("\n[5] prefill attention, bf16 (decoder head dim %lld): the automatic kernel "
+              "(tensor cores) against the f32 FMA kernel (32 rows per block)\n",
+              static_cast<long long>(g.headDim));
+  std::printf("%-22s %10s %9s | %10s %9s\n", "shape", "auto", "TFLOP/s", "FMA", "TFLOP/s");
   for (const Case &c : cases) {
-    const size_t qn = size_t(c.batch * c.qHeads * c.len * kHeadDim);
-    const size_t kn = size_t(c.batch * c.kvHeads * c.len * kHeadDim);
+    const int64_t d = c.headDim;
+    const size_t qn = size_t(c.batch * c.qHeads * c.len * d);
+    const size_t kn = size_t(c.batch * c.kvHeads * c.len * d);
     DeviceBuffer q = randomBf16(qn, 14), k = randomBf16(kn, 15), v = randomBf16(kn, 16),
                  out(qn * 2);
     PrefillAttentionArgs a;
@@ -309,40 +324,40 @@ void benchPrefillAttention(cudaStream_t s) {
     a.qHeads = c.qHeads;
     a.kvHeads = c.kvHeads;
     a.qLen = a.kvLen = c.len;
-    a.headDim = kHeadDim;
-    a.q = {q.get(), c.qHeads * c.len * kHeadDim, c.len * kHeadDim, kHeadDim};
-    a.k = {k.get(), c.kvHeads * c.len * kHeadDim, c.len * kHeadDim, kHeadDim};
-    a.v = {v.get(), c.kvHeads * c.len * kHeadDim, c.len * kHeadDim, kHeadDim};
+    a.headDim = d;
+    a.q = {q.get(), c.qHeads * c.len * d, c.len * d, d};
+    a.k = {k.get(), c.kvHeads * c.len * d, c.len * d, d};
+    a.v = {v.get(), c.kvHeads * c.len * d, c.len * d, d};
     a.out = out.get();
-    a.outStrideB = c.qHeads * c.len * kHeadDim;
-    a.outStrideH = c.len * kHeadDim;
-    a.outStrideS = kHeadDim;
-    a.scale = 0.125f;
+    a.outStrideB = c.qHeads * c.len * d;
+    a.outStrideH = c.len * d;
+    a.outStrideS = d;
+    a.scale = float(1.0 / std::sqrt(double(d)));
     a.causal = c.causal;
     const double ms = graphMs(s, [&] { prefillAttention(s, a); }, 7);
-    a.rowsPerBlock = 32;
-    const double ms32 = graphMs(s, [&] { prefillAttention(s, a); }, 7);
-    const double flops = 4.0 * c.batch * c.qHeads * double(c.len) * c.len * kHeadDim *
-                         (c.causal ? 0.5 : 1.0);
+    a.rowsPerBlock = d > 128 ? 16 : 32;
+    const double msFma = graphMs(s, [&] { prefillAttention(s, a); }, 7);
+    const double flops =
+        4.0 * c.batch * c.qHeads * double(c.len) * c.len * d * (c.causal ? 0.5 : 1.0);
     std::printf("%-22s %8.3fms %9.1f | %8.3fms %9.1f\n", c.name, ms,
-                flops / (ms * 1e-3) / 1e12, ms32, flops / (ms32 * 1e-3) / 1e12);
+                flops / (ms * 1e-3) / 1e12, msFma, flops / (msFma * 1e-3) / 1e12);
   }
 }
 
-/// The small launches of one decoder layer at batch-1 decode, 22 layers in one graph:
+/// The small launches of one decoder layer at batch-1 decode, every layer in one graph:
 /// residual-add + RMSNorm twice, rotary on q and k, KV append, SwiGLU; per layer.
 void benchDecodeSmallKernels(cudaStream_t s) {
   const int64_t cap = 4096;
-  DeviceBuffer x = randomBf16(kHidden, 17), res = randomBf16(kHidden, 18),
-               y = randomBf16(kHidden, 19), w = randomBf16(kHidden, 20),
-               q = randomBf16(kHeads * kHeadDim, 21), kv = randomBf16(2 * kKvHeads * kHeadDim, 22),
-               gu = randomBf16(2 * kInter, 23), act = randomBf16(kInter, 24);
-  DeviceBuffer kc = randomBf16(size_t(kKvHeads * cap * kHeadDim), 25),
-               vc = randomBf16(size_t(kKvHeads * cap * kHeadDim), 26);
+  DeviceBuffer x = randomBf16(g.hidden, 17), res = randomBf16(g.hidden, 18),
+               y = randomBf16(g.hidden, 19), w = randomBf16(g.hidden, 20),
+               q = randomBf16(g.heads * g.headDim, 21), kv = randomBf16(2 * g.kvHeads * g.headDim, 22),
+               gu = randomBf16(2 * g.inter, 23), act = randomBf16(g.inter, 24);
+  DeviceBuffer kc = randomBf16(size_t(g.kvHeads * cap * g.headDim), 25),
+               vc = randomBf16(size_t(g.kvHeads * cap * g.headDim), 26);
   DeviceBuffer lens = uploadVector(std::vector<int32_t>{1000});
-  std::vector<float> inv(kHeadDim / 2);
-  for (int64_t i = 0; i < kHeadDim / 2; ++i)
-    inv[i] = float(std::pow(10000.0, -2.0 * double(i) / kHeadDim));
+  std::vector<float> inv(g.headDim / 2);
+  for (int64_t i = 0; i < g.headDim / 2; ++i)
+    inv[i] = float(std::pow(10000.0, -2.0 * double(i) / g.headDim));
   DeviceBuffer invFreq = uploadVector(inv);
   auto rope = [&](void *t, int64_t heads) {
     RotaryArgs a;
@@ -351,34 +366,34 @@ void benchDecodeSmallKernels(cudaStream_t s) {
     a.batch = 1;
     a.heads = heads;
     a.seq = 1;
-    a.headDim = kHeadDim;
-    a.xStrideB = a.yStrideB = heads * kHeadDim;
-    a.xStrideH = a.yStrideH = kHeadDim;
-    a.xStrideS = a.yStrideS = heads * kHeadDim;
-    a.rotaryDim = kHeadDim;
+    a.headDim = g.headDim;
+    a.xStrideB = a.yStrideB = heads * g.headDim;
+    a.xStrideH = a.yStrideH = g.headDim;
+    a.xStrideS = a.yStrideS = heads * g.headDim;
+    a.rotaryDim = g.headDim;
     a.startPositions = lens.as<int32_t>();
     a.invFreq = invFreq.as<float>();
     rotary(s, a);
   };
-  const KvCacheView cache{kc.get(), vc.get(), 1, kKvHeads, cap, kHeadDim};
+  const KvCacheView cache{kc.get(), vc.get(), 1, g.kvHeads, cap, g.headDim};
   const double ms = graphMs(s, [&] {
-    for (int l = 0; l < kLayers; ++l) {
+    for (int l = 0; l < g.layers; ++l) {
       rmsNorm(s, DType::bf16, x.get(), res.get(), res.get(), w.get(), DType::bf16, y.get(), 1,
-              kHidden, 1e-5f, 0.0f);
-      rope(q.get(), kHeads);
-      rope(kv.get(), kKvHeads);
-      kvCacheAppend(s, DType::bf16, cache, kv.get(), kv.as<uint16_t>() + kKvHeads * kHeadDim, 1,
-                    kKvHeads * kHeadDim, kHeadDim, kHeadDim, lens.as<int32_t>(), nullptr);
+              g.hidden, 1e-5f, 0.0f);
+      rope(q.get(), g.heads);
+      rope(kv.get(), g.kvHeads);
+      kvCacheAppend(s, DType::bf16, cache, kv.get(), kv.as<uint16_t>() + g.kvHeads * g.headDim, 1,
+                    g.kvHeads * g.headDim, g.headDim, g.headDim, lens.as<int32_t>(), nullptr);
       rmsNorm(s, DType::bf16, x.get(), res.get(), res.get(), w.get(), DType::bf16, y.get(), 1,
-              kHidden, 1e-5f, 0.0f);
-      swiglu(s, DType::bf16, gu.get(), 2 * kInter, gu.as<uint16_t>() + kInter, 2 * kInter,
-             act.get(), kInter, 1, kInter);
+              g.hidden, 1e-5f, 0.0f);
+      swiglu(s, DType::bf16, gu.get(), 2 * g.inter, gu.as<uint16_t>() + g.inter, 2 * g.inter,
+             act.get(), g.inter, 1, g.inter);
     }
   });
   std::printf("\n[6] small decode kernels (2x add+RMSNorm, 2x rotary, KV append, SwiGLU = 6 "
-              "launches) per layer, 22 layers in one graph: %.2f us per layer, %.2f us per "
+              "launches) per layer, %lld layers in one graph: %.2f us per layer, %.2f us per "
               "launch\n",
-              ms * 1e3 / kLayers, ms * 1e3 / (kLayers * 6));
+              static_cast<long long>(g.layers), ms * 1e3 / g.layers, ms * 1e3 / (g.layers * 6));
 }
 
 /// One whole batch-1 decode step of llava-1b's decoder built from the library's launches,
@@ -389,28 +404,28 @@ void benchDecodeSmallKernels(cudaStream_t s) {
 /// with the SwiGLU and the RMSNorms fused into the GEMVs that read them, and with the
 /// rotary and the KV append done by the attention launch (a fused decode step).
 void benchDecodeStep(cudaStream_t s, Blas &blas, double copyBw) {
-  const int64_t cap = 1024, qkvN = kHidden + 2 * kKvHeads * kHeadDim;
-  const size_t perLayer = size_t(kHidden * qkvN + kHidden * kHidden + kHidden * 2 * kInter +
-                                 kInter * kHidden);
-  DeviceBuffer weights = randomBf16(perLayer * kLayers + size_t(kHidden * kVocab), 30);
-  DeviceBuffer norm = randomBf16(kHidden, 31), x = randomBf16(kHidden, 32),
-                      res = randomBf16(kHidden, 33), h = randomBf16(kHidden, 34),
-                      sum = randomBf16(kHidden, 42),
-                      qkv = randomBf16(qkvN, 35), attn = randomBf16(kHidden, 36),
-                      gu = randomBf16(2 * kInter, 37), act = randomBf16(kInter, 38),
-                      logits = randomBf16(kVocab, 39), token(8);
-  DeviceBuffer kc = randomBf16(size_t(kLayers * kKvHeads * cap * kHeadDim), 40),
-                      vc = randomBf16(size_t(kLayers * kKvHeads * cap * kHeadDim), 41);
+  const int64_t cap = 1024, qkvN = g.hidden + 2 * g.kvHeads * g.headDim;
+  const size_t perLayer = size_t(g.hidden * qkvN + g.hidden * g.hidden + g.hidden * 2 * g.inter +
+                                 g.inter * g.hidden);
+  DeviceBuffer weights = randomBf16(perLayer * g.layers + size_t(g.hidden * g.vocab), 30);
+  DeviceBuffer norm = randomBf16(g.hidden, 31), x = randomBf16(g.hidden, 32),
+                      res = randomBf16(g.hidden, 33), h = randomBf16(g.hidden, 34),
+                      sum = randomBf16(g.hidden, 42),
+                      qkv = randomBf16(qkvN, 35), attn = randomBf16(g.hidden, 36),
+                      gu = randomBf16(2 * g.inter, 37), act = randomBf16(g.inter, 38),
+                      logits = randomBf16(g.vocab, 39), token(8);
+  DeviceBuffer kc = randomBf16(size_t(g.layers * g.kvHeads * cap * g.headDim), 40),
+                      vc = randomBf16(size_t(g.layers * g.kvHeads * cap * g.headDim), 41);
   DeviceBuffer lens = uploadVector(std::vector<int32_t>{300});
-  std::vector<float> inv(kHeadDim / 2);
-  for (int64_t i = 0; i < kHeadDim / 2; ++i)
-    inv[i] = float(std::pow(10000.0, -2.0 * double(i) / kHeadDim));
+  std::vector<float> inv(g.headDim / 2);
+  for (int64_t i = 0; i < g.headDim / 2; ++i)
+    inv[i] = float(std::pow(10000.0, -2.0 * double(i) / g.headDim));
   DeviceBuffer invFreq = uploadVector(inv);
   // The fused step's rotary table (one row; its values do not change the timing).
-  DeviceBuffer cosRow = uploadVector(std::vector<float>(kHeadDim, 0.6f)),
-               sinRow = uploadVector(std::vector<float>(kHeadDim, 0.8f));
-  const int splits = decodeAttentionDefaultSplits(1, kHeads, kKvHeads, kHeadDim, cap);
-  const ScratchSize need = decodeAttentionScratch(1, kHeads, kKvHeads, kHeadDim, splits);
+  DeviceBuffer cosRow = uploadVector(std::vector<float>(g.headDim, 0.6f)),
+               sinRow = uploadVector(std::vector<float>(g.headDim, 0.8f));
+  const int splits = decodeAttentionDefaultSplits(1, g.heads, g.kvHeads, g.headDim, cap);
+  const ScratchSize need = decodeAttentionScratch(1, g.heads, g.kvHeads, g.headDim, splits);
   DeviceBuffer partials(std::max<size_t>(1, need.partialFloats) * 4),
       counters(std::max<size_t>(1, need.counterCount) * 4);
   checkCuda(cudaMemset(counters.get(), 0, counters.bytes()), "memset");
@@ -427,8 +442,8 @@ void benchDecodeStep(cudaStream_t s, Blas &blas, double copyBw) {
                         int64_t n) {
     if (fuse < 2) {
       rmsNorm(s, DType::bf16, x.get(), residual, sumOut, norm.get(), DType::bf16, h.get(), 1,
-              kHidden, 1e-5f, 0.0f);
-      linear(h.get(), w, out, kHidden, n);
+              g.hidden, 1e-5f, 0.0f);
+      linear(h.get(), w, out, g.hidden, n);
       return;
     }
     GemvInput in;
@@ -437,7 +452,7 @@ void benchDecodeStep(cudaStream_t s, Blas &blas, double copyBw) {
     in.scale = norm.get();
     in.eps = 1e-5f;
     in.sumOut = sumOut;
-    linear(x.get(), w, out, kHidden, n, in);
+    linear(x.get(), w, out, g.hidden, n, in);
   };
   auto rope = [&](int64_t offset, int64_t heads) {
     RotaryArgs a;
@@ -446,27 +461,27 @@ void benchDecodeStep(cudaStream_t s, Blas &blas, double copyBw) {
     a.batch = 1;
     a.heads = heads;
     a.seq = 1;
-    a.headDim = kHeadDim;
+    a.headDim = g.headDim;
     a.xStrideB = a.yStrideB = a.xStrideS = a.yStrideS = qkvN;
-    a.xStrideH = a.yStrideH = kHeadDim;
-    a.rotaryDim = kHeadDim;
+    a.xStrideH = a.yStrideH = g.headDim;
+    a.rotaryDim = g.headDim;
     a.startPositions = lens.as<int32_t>();
     a.invFreq = invFreq.as<float>();
     rotary(s, a);
   };
   auto body = [&] {
     const uint16_t *w = weights.as<uint16_t>();
-    for (int l = 0; l < kLayers; ++l) {
+    for (int l = 0; l < g.layers; ++l) {
       normLinear(res.get(), sum.get(), w, qkv.get(), qkvN);
-      w += kHidden * qkvN;
-      const size_t layerCache = size_t(l * kKvHeads * cap * kHeadDim);
+      w += g.hidden * qkvN;
+      const size_t layerCache = size_t(l * g.kvHeads * cap * g.headDim);
       const KvCacheView cache{kc.as<uint16_t>() + layerCache, vc.as<uint16_t>() + layerCache, 1,
-                              kKvHeads, cap, kHeadDim};
-      const uint16_t *newK = qkv.as<uint16_t>() + kHidden, *newV = newK + kKvHeads * kHeadDim;
+                              g.kvHeads, cap, g.headDim};
+      const uint16_t *newK = qkv.as<uint16_t>() + g.hidden, *newV = newK + g.kvHeads * g.headDim;
       if (fuse < 3) {
-        rope(0, kHeads);
-        rope(kHidden, kKvHeads);
-        kvCacheAppend(s, DType::bf16, cache, newK, newV, 1, qkvN, kHeadDim, qkvN,
+        rope(0, g.heads);
+        rope(g.hidden, g.kvHeads);
+        kvCacheAppend(s, DType::bf16, cache, newK, newV, 1, qkvN, g.headDim, qkvN,
                       lens.as<int32_t>(), nullptr);
       }
       DecodeAttentionArgs a = llavaDecodeArgs(
@@ -477,33 +492,33 @@ void benchDecodeStep(cudaStream_t s, Blas &blas, double copyBw) {
         a.newK = newK;
         a.newV = newV;
         a.newKStrideB = a.newVStrideB = qkvN;
-        a.newKStrideH = a.newVStrideH = kHeadDim;
-        a.rotary = {cosRow.get(), sinRow.get(), DType::f32, kHeadDim, kHeadDim, 0, false};
+        a.newKStrideH = a.newVStrideH = g.headDim;
+        a.rotary = {cosRow.get(), sinRow.get(), DType::f32, g.headDim, g.headDim, 0, false};
       }
       decodeAttention(s, a);
-      linear(attn.get(), w, x.get(), kHidden, kHidden);
-      w += kHidden * kHidden;
-      normLinear(res.get(), sum.get(), w, gu.get(), 2 * kInter);
-      w += kHidden * 2 * kInter;
+      linear(attn.get(), w, x.get(), g.hidden, g.hidden);
+      w += g.hidden * g.hidden;
+      normLinear(res.get(), sum.get(), w, gu.get(), 2 * g.inter);
+      w += g.hidden * 2 * g.inter;
       if (fuse >= 1) {
         GemvInput in;
-        in.up = gu.as<uint16_t>() + kInter;
-        linear(gu.get(), w, x.get(), kInter, kHidden, in);
+        in.up = gu.as<uint16_t>() + g.inter;
+        linear(gu.get(), w, x.get(), g.inter, g.hidden, in);
       } else {
-        swiglu(s, DType::bf16, gu.get(), 2 * kInter, gu.as<uint16_t>() + kInter, 2 * kInter,
-               act.get(), kInter, 1, kInter);
-        linear(act.get(), w, x.get(), kInter, kHidden);
+        swiglu(s, DType::bf16, gu.get(), 2 * g.inter, gu.as<uint16_t>() + g.inter, 2 * g.inter,
+               act.get(), g.inter, 1, g.inter);
+        linear(act.get(), w, x.get(), g.inter, g.hidden);
       }
-      w += kInter * kHidden;
+      w += g.inter * g.hidden;
     }
-    normLinear(res.get(), nullptr, w, logits.get(), kVocab);
-    argmaxRows(s, DType::bf16, logits.get(), 1, kVocab, kVocab, token.as<int64_t>());
+    normLinear(res.get(), nullptr, w, logits.get(), g.vocab);
+    argmaxRows(s, DType::bf16, logits.get(), 1, g.vocab, g.vocab, token.as<int64_t>());
   };
-  const double bytes = 2.0 * double(perLayer * kLayers + size_t(kHidden * kVocab));
+  const double bytes = 2.0 * double(perLayer * g.layers + size_t(g.hidden * g.vocab));
   const double roofMs = bytes / (copyBw * 1e9) * 1e3;
-  std::printf("\n[7] one whole decode step (22 layers x 11 launches + norm, lm_head, argmax; "
+  std::printf("\n[7] one whole decode step (%lld layers x 11 launches + norm, lm_head, argmax; "
               "KV length 300) in one CUDA graph; roofline %.3f ms (%.0f MiB at %.0f GB/s)\n",
-              roofMs, bytes / (1 << 20), copyBw);
+              static_cast<long long>(g.layers), roofMs, bytes / (1 << 20), copyBw);
   struct Variant {
     bool pdl;
     int fuse;
@@ -528,8 +543,20 @@ void benchDecodeStep(cudaStream_t s, Blas &blas, double copyBw) {
 
 } // namespace
 
-int main() {
+int main(int argc, char **argv) {
   try {
+    const std::string shape = argc > 1 ? argv[1] : "llava-1b";
+    if (shape == kLlava7b.name)
+      g = kLlava7b;
+    else if (shape != kLlava1b.name) {
+      std::fprintf(stderr, "usage: cuda_kernel_bench [llava-1b|llava-7b]\n");
+      return 2;
+    }
+    std::printf("decoder shapes: %s (hidden %lld, intermediate %lld, %lld/%lld heads, head dim "
+                "%lld, vocab %lld, %lld layers)\n", g.name, static_cast<long long>(g.hidden),
+                static_cast<long long>(g.inter), static_cast<long long>(g.heads),
+                static_cast<long long>(g.kvHeads), static_cast<long long>(g.headDim),
+                static_cast<long long>(g.vocab), static_cast<long long>(g.layers));
     if (cudaDeviceCountOrZero() == 0) {
       std::fprintf(stderr, "cuda_kernel_bench: no CUDA GPU found (use a GPU machine)\n");
       return 1;

@@ -1,0 +1,285 @@
+//===- AttentionPrefillMma.cu - prefill attention on tensor cores (f16/bf16) --===//
+//
+// FlashAttention-2 (Dao 2023) forward pass with mma.sync.m16n8k16 (PTX ISA, "Matrix
+// multiply-accumulate operation using mma instruction", f16/bf16 inputs, f32
+// accumulators). A block of 4 warps owns 64 query rows of one (batch, query head); each
+// warp owns 16 of them, holds their q as A fragments and their output accumulator as C
+// fragments in registers for the whole key loop. K and V stream through shared memory in
+// tiles of 64 keys: K row-major ([key][d], the B operand of S = q k^T), V transposed
+// ([d][key], the B operand of O = P V), rows padded by 8 elements so that fragment reads
+// hit 32 distinct banks. The scores of a tile stay in the C fragments: scaled into the
+// log2 domain, masked, and reduced per row across the 4 threads that share it (online
+// softmax, Milakov & Gimelshein 2018); the C fragments of two 8-key tiles are the A
+// fragment of the next product, rounded to the element type (as FlashAttention and
+// PyTorch's SDPA do: the probabilities are the tensor cores' inputs). The row sums are
+// kept in f32 and the output divided once at the end.
+//
+// Numerics against the f32 FMA kernel (AttentionPrefill.cu): the same scores up to f32
+// summation order; each probability rounded once to the element type (relative error
+// at most u = 2^-8 for bf16, 2^-11 for f16), so an output differs from the exact one by at
+// most u * sum_t p_t |v_t| / sum_t p_t, plus the final rounding.
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/cuda/AttentionPrefillMma.h"
+#include "runtime/cuda/DeviceUtil.cuh"
+
+#include <cmath>
+
+namespace mm::rt::cuda {
+namespace {
+
+constexpr int kWarps = 4;
+constexpr int kThreads = 32 * kWarps;
+constexpr int kRows = 16 * kWarps; // query rows per block
+constexpr int kKeys = 64;          // keys per shared-memory tile
+constexpr int kPad = 8;            // elements of padding per shared-memory row
+
+struct MmaParams {
+  const void *q, *k, *v;
+  void *out;
+  int64_t qsb, qsh, qss, ksb, ksh, kss, vsb, vsh, vss, osb, osh, oss;
+  int group, qLen, kvLen;
+  float scaleLog2;
+  bool causal;
+  MaskKind maskKind;
+  const void *mask;
+  int64_t msb, msh, mss, mst;
+};
+
+/// c += a * b for one m16n8k16 tile (row-major A, column-major B, f32 C).
+__device__ __forceinline__ void mma16816(float (&c)[4], const uint32_t (&a)[4], uint32_t b0,
+                                         uint32_t b1, bf16) {
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+               "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+__device__ __forceinline__ void mma16816(float (&c)[4], const uint32_t (&a)[4], uint32_t b0,
+                                         uint32_t b1, f16) {
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+               "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+/// Two floats rounded to T and packed (the lower index in the low half).
+__device__ __forceinline__ uint32_t pack2(float lo, float hi, bf16) {
+  const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+  return *reinterpret_cast<const uint32_t *>(&v);
+}
+__device__ __forceinline__ uint32_t pack2(float lo, float hi, f16) {
+  const __half2 v = __floats2half2_rn(lo, hi);
+  return *reinterpret_cast<const uint32_t *>(&v);
+}
+
+__device__ __forceinline__ uint32_t load2(const void *p) {
+  return *static_cast<const uint32_t *>(p);
+}
+
+template <typename T, int D>
+__global__ void __launch_bounds__(kThreads) prefillMmaKernel(MmaParams p) {
+  static_assert(D % 16 == 0, "head dim must be a multiple of 16");
+  constexpr int KSTEPS = D / 16; // k steps of q k^T
+  constexpr int DTILES = D / 8;  // n tiles of P V
+  constexpr int STILES = kKeys / 8;
+  constexpr int KS = D + kPad, VS = kKeys + kPad; // shared row strides (elements)
+  __shared__ __align__(16) T ks[kKeys * KS];       // [key][d]
+  __shared__ __align__(16) T vt[D * VS];           // [d][key]
+
+  gridDependencySync();
+  const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
+  const int g = lane / 4, t = lane % 4; // fragment row group and thread in group
+  const int b = blockIdx.z, hq = blockIdx.y, hkv = hq / p.group;
+  const int row0 = int(blockIdx.x) * kRows + warp * 16 + g; // this thread's rows: row0, row0 + 8
+  const int rows[2] = {row0, row0 + 8};
+  const int shift = p.kvLen - p.qLen; // causal: key j is visible to row s when j <= s + shift
+
+  // q as A fragments: reg 0 (row g, channels 2t, 2t+1), 1 (row g+8), 2 and 3 (channels +8).
+  uint32_t qf[KSTEPS][4];
+  const T *qb = static_cast<const T *>(p.q) + b * p.qsb + hq * p.qsh;
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    const bool valid = rows[r] < p.qLen;
+    const T *qr = qb + int64_t(rows[r]) * p.qss + 2 * t;
+#pragma unroll
+    for (int kk = 0; kk < KSTEPS; ++kk) {
+      qf[kk][r] = valid ? load2(qr + kk * 16) : 0u;
+      qf[kk][r + 2] = valid ? load2(qr + kk * 16 + 8) : 0u;
+    }
+  }
+  float o[DTILES][4];
+#pragma unroll
+  for (int n = 0; n < DTILES; ++n)
+    o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.0f;
+  float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};
+
+  int kvEnd = p.kvLen;
+  if (p.causal) {
+    const int lastRow = min(p.qLen - 1, int(blockIdx.x) * kRows + kRows - 1);
+    kvEnd = max(0, min(p.kvLen, lastRow + shift + 1));
+  }
+  const T *kb = static_cast<const T *>(p.k) + b * p.ksb + hkv * p.ksh;
+  const T *vb = static_cast<const T *>(p.v) + b * p.vsb + hkv * p.vsh;
+  const uint4 zero = make_uint4(0u, 0u, 0u, 0u);
+
+  for (int t0 = 0; t0 < kvEnd; t0 += kKeys) {
+    __syncthreads(); // the previous tile is no longer read
+    // K: consecutive threads take consecutive 8-channel chunks of a row (16-byte stores).
+    for (int idx = threadIdx.x; idx < kKeys * (D / 8); idx += kThreads) {
+      const int r = idx / (D / 8), c = idx % (D / 8);
+      const int key = t0 + r;
+      *reinterpret_cast<uint4 *>(ks + r * KS + c * 8) =
+          key < kvEnd ? *reinterpret_cast<const uint4 *>(kb + int64_t(key) * p.kss + c * 8) : zero;
+    }
+    // V transposed: consecutive threads take consecutive keys (2-byte stores to one row).
+    for (int idx = threadIdx.x; idx < kKeys * (D / 8); idx += kThreads) {
+      const int r = idx % kKeys, c = idx / kKeys;
+      const int key = t0 + r;
+      const uint4 raw =
+          key < kvEnd ? *reinterpret_cast<const uint4 *>(vb + int64_t(key) * p.vss + c * 8) : zero;
+      const T *e = reinterpret_cast<const T *>(&raw);
+#pragma unroll
+      for (int i = 0; i < 8; ++i)
+        vt[(c * 8 + i) * VS + r] = e[i];
+    }
+    __syncthreads();
+
+    // S = q k^T: s[j] holds keys t0 + 8j + 2t (+1) of rows g (regs 0, 1) and g+8 (2, 3).
+    float s[STILES][4];
+#pragma unroll
+    for (int j = 0; j < STILES; ++j) {
+      s[j][0] = s[j][1] = s[j][2] = s[j][3] = 0.0f;
+      const T *kr = ks + (j * 8 + g) * KS + 2 * t;
+#pragma unroll
+      for (int kk = 0; kk < KSTEPS; ++kk)
+        mma16816(s[j], qf[kk], load2(kr + kk * 16), load2(kr + kk * 16 + 8), T{});
+    }
+
+    float tileMax[2] = {-INFINITY, -INFINITY};
+#pragma unroll
+    for (int j = 0; j < STILES; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int r = e / 2, key = t0 + j * 8 + 2 * t + (e % 2), row = rows[r];
+        float v = s[j][e] * p.scaleLog2;
+        bool ok = key < kvEnd && row < p.qLen && (!p.causal || key <= row + shift);
+        if (ok && p.maskKind != MaskKind::none) {
+          const int64_t mi = b * p.msb + hq * p.msh + int64_t(row) * p.mss + int64_t(key) * p.mst;
+          if (p.maskKind == MaskKind::additive)
+            v += toF(static_cast<const T *>(p.mask)[mi]) * kLog2e;
+          else
+            ok = static_cast<const uint8_t *>(p.mask)[mi] != 0;
+        }
+        s[j][e] = ok ? v : -INFINITY;
+        tileMax[r] = fmaxf(tileMax[r], s[j][e]);
+      }
+    float use[2];
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      tileMax[r] = fmaxf(tileMax[r], __shfl_xor_sync(0xffffffffu, tileMax[r], 1));
+      tileMax[r] = fmaxf(tileMax[r], __shfl_xor_sync(0xffffffffu, tileMax[r], 2));
+      const float mNew = fmaxf(m[r], tileMax[r]);
+      use[r] = mNew == -INFINITY ? 0.0f : mNew; // a row with nothing visible yet stays 0
+      const float alpha = exp2f(m[r] - use[r]);
+      l[r] *= alpha;
+#pragma unroll
+      for (int n = 0; n < DTILES; ++n) {
+        o[n][2 * r] *= alpha;
+        o[n][2 * r + 1] *= alpha;
+      }
+      m[r] = mNew;
+    }
+#pragma unroll
+    for (int j = 0; j < STILES; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        s[j][e] = exp2f(s[j][e] - use[e / 2]);
+        l[e / 2] += s[j][e];
+      }
+
+    // O += P V: the C fragments of key tiles 2kk and 2kk+1 are the A fragment of step kk.
+#pragma unroll
+    for (int kk = 0; kk < kKeys / 16; ++kk) {
+      const uint32_t a[4] = {pack2(s[2 * kk][0], s[2 * kk][1], T{}),
+                             pack2(s[2 * kk][2], s[2 * kk][3], T{}),
+                             pack2(s[2 * kk + 1][0], s[2 * kk + 1][1], T{}),
+                             pack2(s[2 * kk + 1][2], s[2 * kk + 1][3], T{})};
+#pragma unroll
+      for (int n = 0; n < DTILES; ++n) {
+        const T *vr = vt + (n * 8 + g) * VS + kk * 16 + 2 * t;
+        mma16816(o[n], a, load2(vr), load2(vr + 8), T{});
+      }
+    }
+  }
+
+  T *ob = static_cast<T *>(p.out) + b * p.osb + hq * p.osh;
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    l[r] += __shfl_xor_sync(0xffffffffu, l[r], 1);
+    l[r] += __shfl_xor_sync(0xffffffffu, l[r], 2);
+    if (rows[r] >= p.qLen)
+      continue;
+    const float inv = l[r] > 0.0f ? 1.0f / l[r] : 0.0f;
+    T *orow = ob + int64_t(rows[r]) * p.oss + 2 * t;
+#pragma unroll
+    for (int n = 0; n < DTILES; ++n)
+      *reinterpret_cast<uint32_t *>(orow + n * 8) =
+          pack2(o[n][2 * r] * inv, o[n][2 * r + 1] * inv, T{});
+  }
+}
+
+template <typename T, int D>
+void launchMma(cudaStream_t stream, const MmaParams &p, int64_t batch, int64_t qHeads) {
+  const dim3 grid(unsigned((p.qLen + kRows - 1) / kRows), unsigned(qHeads), unsigned(batch));
+  launchKernel(prefillMmaKernel<T, D>, grid, kThreads, 0, stream, p);
+}
+
+template <typename T>
+void dispatchHeadDim(cudaStream_t stream, const PrefillAttentionArgs &a, const MmaParams &p) {
+  switch (a.headDim) {
+  case 64: return launchMma<T, 64>(stream, p, a.batch, a.qHeads);
+  case 80: return launchMma<T, 80>(stream, p, a.batch, a.qHeads);
+  case 96: return launchMma<T, 96>(stream, p, a.batch, a.qHeads);
+  case 128: return launchMma<T, 128>(stream, p, a.batch, a.qHeads);
+  default: fail("cuda prefillAttention (tensor cores): unsupported head dim ", a.headDim);
+  }
+}
+
+bool multipleOf(int64_t v, int64_t n) { return v % n == 0; }
+bool alignedTo(const void *p, uintptr_t n) { return reinterpret_cast<uintptr_t>(p) % n == 0; }
+
+} // namespace
+
+bool mmaPrefillAttentionSupports(const PrefillAttentionArgs &a) {
+  const bool headDim = a.headDim == 64 || a.headDim == 80 || a.headDim == 96 || a.headDim == 128;
+  // k and v rows are read as 16-byte words, q and out as 4-byte pairs.
+  auto rows16 = [](const AttentionOperand &x) {
+    return alignedTo(x.data, 16) && multipleOf(x.strideB, 8) && multipleOf(x.strideH, 8) &&
+           multipleOf(x.strideS, 8);
+  };
+  auto rows4 = [](const void *data, int64_t sb, int64_t sh, int64_t ss) {
+    return alignedTo(data, 4) && multipleOf(sb, 2) && multipleOf(sh, 2) && multipleOf(ss, 2);
+  };
+  return (a.dtype == DType::f16 || a.dtype == DType::bf16) && headDim && rows16(a.k) &&
+         rows16(a.v) && rows4(a.q.data, a.q.strideB, a.q.strideH, a.q.strideS) &&
+         rows4(a.out, a.outStrideB, a.outStrideH, a.outStrideS);
+}
+
+void mmaPrefillAttention(cudaStream_t stream, const PrefillAttentionArgs &a) {
+  if (!mmaPrefillAttentionSupports(a))
+    fail("cuda prefillAttention (tensor cores): unsupported call (", dtypeName(a.dtype),
+         ", head dim ", a.headDim, "; needs f16/bf16, head dim 64, 80, 96 or 128, 16-byte "
+         "aligned k and v rows and 4-byte aligned q and out rows)");
+  const MmaParams p{a.q.data, a.k.data, a.v.data, a.out,
+                    a.q.strideB, a.q.strideH, a.q.strideS, a.k.strideB, a.k.strideH, a.k.strideS,
+                    a.v.strideB, a.v.strideH, a.v.strideS, a.outStrideB, a.outStrideH,
+                    a.outStrideS, int(a.qHeads / a.kvHeads), int(a.qLen), int(a.kvLen),
+                    a.scale * kLog2e, a.causal, a.maskKind, a.mask, a.maskStrideB,
+                    a.maskStrideH, a.maskStrideS, a.maskStrideT};
+  if (a.dtype == DType::bf16)
+    dispatchHeadDim<bf16>(stream, a, p);
+  else
+    dispatchHeadDim<f16>(stream, a, p);
+}
+
+} // namespace mm::rt::cuda
