@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <map>
 
 using namespace mlir;
@@ -61,23 +62,59 @@ float loadFloat(const char *data, plan::fb::DType t, size_t i) {
   }
 }
 
+/// The `to` bits of every 16-bit `from` value (one lookup per element instead of a decode
+/// and a rounding: an fp16 export's bf16 plan converts every weight byte).
+const std::vector<uint32_t> &conversionTable(plan::fb::DType from, plan::fb::DType to) {
+  static std::map<std::pair<plan::fb::DType, plan::fb::DType>, std::vector<uint32_t>> tables;
+  std::vector<uint32_t> &table = tables[{from, to}];
+  if (table.empty()) {
+    table.resize(1u << 16);
+    for (uint32_t bits = 0; bits < (1u << 16); ++bits) {
+      const uint16_t h = static_cast<uint16_t>(bits);
+      const float v = loadFloat(reinterpret_cast<const char *>(&h), from, 0);
+      uint32_t out;
+      if (to == plan::fb::DType::f32)
+        std::memcpy(&out, &v, 4);
+      else
+        out = to == plan::fb::DType::f16 ? rt::floatToHalfBits(v) : rt::floatToBf16Bits(v);
+      table[bits] = out;
+    }
+  }
+  return table;
+}
+
+/// Converts `count` `from` elements at `data` to `to` elements at `out`, rounding to
+/// nearest even (runtime/core/Half.h).
+void convertElements(const char *data, plan::fb::DType from, plan::fb::DType to, size_t count,
+                     char *out) {
+  const size_t outSize = planDTypeSize(to);
+  if (planDTypeSize(from) == 2) {
+    const std::vector<uint32_t> &table = conversionTable(from, to);
+    for (size_t i = 0; i < count; ++i) {
+      uint16_t h;
+      std::memcpy(&h, data + 2 * i, 2);
+      std::memcpy(out + outSize * i, &table[h], outSize); // little-endian: the low bits
+    }
+    return;
+  }
+  for (size_t i = 0; i < count; ++i) {
+    const float v = loadFloat(data, from, i);
+    const uint16_t h =
+        to == plan::fb::DType::f16 ? rt::floatToHalfBits(v) : rt::floatToBf16Bits(v);
+    std::memcpy(out + 2 * i, &h, 2);
+  }
+}
+
 /// Writes `n` source bytes of extent `e` (its `from` elements) as `to` elements.
 void write(llvm::raw_ostream &os, const WeightExtent &e, const char *data, uint64_t n) {
   if (e.from == e.to) {
     os.write(data, n);
     return;
   }
+  static std::vector<char> out; // reused: the writer runs on one thread
   const size_t count = n / planDTypeSize(e.from);
-  std::vector<char> out(count * planDTypeSize(e.to));
-  for (size_t i = 0; i < count; ++i) {
-    float v = loadFloat(data, e.from, i);
-    if (e.to == plan::fb::DType::f32) {
-      std::memcpy(out.data() + 4 * i, &v, 4);
-    } else {
-      uint16_t h = e.to == plan::fb::DType::f16 ? rt::floatToHalfBits(v) : rt::floatToBf16Bits(v);
-      std::memcpy(out.data() + 2 * i, &h, 2);
-    }
-  }
+  out.resize(count * planDTypeSize(e.to));
+  convertElements(data, e.from, e.to, count, out.data());
   os.write(out.data(), out.size());
 }
 
@@ -188,8 +225,8 @@ public:
     const uint64_t rowBytes = cols * elem;
     const uint64_t blockCols = std::max<uint64_t>(1, std::min(cols, kTransposeBlock / (rows * elem)));
     const uint64_t chunkRows = std::max<uint64_t>(1, std::min(rows, chunk.size() / rowBytes));
-    std::vector<char> block(static_cast<size_t>(blockCols * rows * elem));
-    llvm::SmallVector<char, 0> piece;
+    char *block = transposeBlock(static_cast<size_t>(blockCols * rows * elem));
+    llvm::SmallVector<char, 0> &piece = piece_;
     for (uint64_t c0 = 0; c0 < cols; c0 += blockCols) {
       const uint64_t n = std::min(blockCols, cols - c0);
       for (uint64_t r0 = 0; r0 < rows; r0 += chunkRows) {
@@ -199,9 +236,9 @@ public:
         for (const WeightExtent &e : sliceExtents(w.extents, r0 * rowBytes, k * rowBytes))
           if (failed(copy(ps, w, e, chunk)))
             return failure();
-        scatterColumns(piece.data() + c0 * elem, cols, k, n, block.data() + r0 * elem, rows, elem);
+        scatterColumns(piece.data() + c0 * elem, cols, k, n, block + r0 * elem, rows, elem);
       }
-      os.write(block.data(), static_cast<size_t>(n * rows * elem));
+      os.write(block, static_cast<size_t>(n * rows * elem));
     }
     return success();
   }
@@ -212,6 +249,20 @@ private:
     uint64_t size = 0;
     std::ifstream in;
   };
+
+  /// The column block of writeEntry, kept for the next transposed weight and not
+  /// zero-filled: fresh 64 MiB buffers per weight cost page faults and a memset each
+  /// (a 7B's 224 transposed weights took 10x the time of their plain copies).
+  char *transposeBlock(size_t bytes) {
+    if (bytes > blockBytes_) {
+      block_.reset(new char[bytes]);
+      blockBytes_ = bytes;
+    }
+    return block_.get();
+  }
+  std::unique_ptr<char[]> block_;
+  size_t blockBytes_ = 0;
+  llvm::SmallVector<char, 0> piece_; ///< the rows of one chunk, as the plan stores them
 
   Source *open(const WeightEntry &w, const std::string &source) {
     auto it = files_.find(source);

@@ -43,13 +43,22 @@ void *Arena::allocate(size_t bytes) {
   size_t offset = bestFitOffset(size);
   void *overflow = nullptr;
   void *ptr;
+  size_t overflowBytes = 0;
   if (offset + size <= capacity_) {
     ptr = buffer_.get() + offset;
+  } else if (auto reuse = retired_.lower_bound(size); reuse != retired_.end()) {
+    // The smallest overflow block released earlier in this call that fits: its last
+    // reader was issued before this block's writer (see Memory::deferOverflowRelease).
+    overflowBytes = reuse->first;
+    overflow = reuse->second;
+    ptr = overflow;
+    retired_.erase(reuse);
   } else {
+    overflowBytes = size;
     overflow = memory_.allocate(size);
     ptr = overflow;
   }
-  byOffset_.emplace(offset, Block{size, overflow});
+  byOffset_.emplace(offset, Block{size, overflow, overflowBytes});
   offsetOf_.emplace(ptr, offset);
   liveBytes_ += size;
   callPeak_ = std::max(callPeak_, offset + size);
@@ -70,7 +79,7 @@ void Arena::release(void *ptr) {
   liveBytes_ -= blockIt->second.size;
   if (blockIt->second.overflow) {
     if (memory_.deferOverflowRelease)
-      retired_.push_back(blockIt->second.overflow);
+      retired_.emplace(blockIt->second.overflowBytes, blockIt->second.overflow);
     else
       memory_.release(blockIt->second.overflow);
   }
@@ -82,7 +91,7 @@ void Arena::endCall() {
   for (auto &[offset, block] : byOffset_)
     if (block.overflow)
       memory_.release(block.overflow);
-  for (void *p : retired_)
+  for (auto &[bytes, p] : retired_)
     memory_.release(p);
   retired_.clear();
   byOffset_.clear();

@@ -33,8 +33,12 @@ public:
   struct Memory {
     void *(*allocate)(size_t bytes);
     void (*release)(void *ptr);
-    /// Keep released overflow blocks until endCall(): the CUDA executor issues a call's
-    /// launches after all its allocations, so a block released early is still written.
+    /// Keep released overflow blocks until endCall(), for reuse by the call's later
+    /// overflow allocations only: the CUDA executor issues a call's launches after all
+    /// its allocations, in order on one stream, so a block released early is still read
+    /// by launches not yet issued, and may be handed on only to a later op of the same
+    /// call (as offsets in the buffer are). A first call of a large shape then needs
+    /// about its live peak in overflow blocks, not the sum of all its activations.
     bool deferOverflowRelease = false;
   };
   /// Host memory (64-byte aligned).
@@ -70,7 +74,8 @@ public:
 private:
   struct Block {
     size_t size;
-    void *overflow; ///< heap storage when the block does not fit the buffer
+    void *overflow;       ///< heap storage when the block does not fit the buffer
+    size_t overflowBytes; ///< the size of that storage (a reused one may be larger)
   };
   size_t bestFitOffset(size_t size) const;
 
@@ -82,7 +87,8 @@ private:
   size_t liveBytes_ = 0;
   int growCount_ = 0;
   std::map<size_t, Block> byOffset_;
-  std::vector<void *> retired_; ///< released overflow blocks (deferOverflowRelease)
+  /// Released overflow blocks by size (deferOverflowRelease), reused within the call.
+  std::multimap<size_t, void *> retired_;
   std::unordered_map<void *, size_t> offsetOf_;
 };
 

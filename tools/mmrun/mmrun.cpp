@@ -4,7 +4,7 @@
 //     mmrun plan.fb --pixel-values x.npy --input-ids 1,300,... [--max-new-tokens N]
 //                   [--json] [--dump-dir DIR] [--teacher-tokens IDS] [--warmup N] [--kv-capacity N]
 //                   [--profile]
-//                   [--device cpu|cuda] [--no-cuda-graphs]
+//                   [--device cpu|cuda] [--no-cuda-graphs] [--no-pdl]
 //   One graph (any plan):
 //     mmrun plan.fb [--function NAME] --input name=file.npy|file.pb ... | --input-dir DIR
 //                   [--output-dir DIR] [--output-format npy|pb|both]
@@ -18,6 +18,9 @@
 #include "tools/mmrun/Modes.h"
 
 #include "runtime/core/Error.h"
+#ifdef MM_HAVE_CUDA
+#include "runtime/cuda/CudaCommon.h"
+#endif
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -39,6 +42,11 @@ static cl::opt<bool> noFusedLaunches(
     cl::desc("With --device cuda: no RMSNorm/SwiGLU fused into the next GEMV, no merged "
              "q/k rotary launch, no rotary and KV append inside decode attention (for "
              "comparisons; the results are the same)"));
+static cl::opt<bool> noPdl(
+    "no-pdl", cl::cat(mainCat),
+    cl::desc("With --device cuda: launch kernels without programmatic dependent launch (no "
+             "weight loads overlapping the previous kernel; for comparisons, the results are "
+             "the same)"));
 static cl::opt<bool> info("info", cl::cat(mainCat),
                           cl::desc("Print the plan's functions, signatures and metadata"));
 static cl::opt<bool> json("json", cl::cat(mainCat), cl::desc("Print results and timings as JSON"));
@@ -106,6 +114,11 @@ int main(int argc, char **argv) {
       mm::rt::fail("--no-cuda-graphs applies to --device cuda only");
     if (noFusedLaunches && device != "cuda")
       mm::rt::fail("--no-fused-launches applies to --device cuda only");
+    if (noPdl && device != "cuda")
+      mm::rt::fail("--no-pdl applies to --device cuda only");
+#ifdef MM_HAVE_CUDA
+    mm::rt::cuda::setProgrammaticDependentLaunch(!noPdl);
+#endif
     if (profile && device == "cuda")
       mm::rt::fail("--profile times ops on the CPU backend only; with --device cuda use nsys or ncu");
     const mmrun::DeviceOptions run{device, !noCudaGraphs, !noFusedLaunches};

@@ -233,8 +233,9 @@ void benchDecodeAttention(cudaStream_t s, double copyBw) {
               static_cast<long long>(g.heads), static_cast<long long>(g.kvHeads),
               static_cast<long long>(g.headDim), static_cast<long long>(g.layers));
   std::printf("%8s | %10s %8s | %10s %8s | %10s %8s\n", "KV len", "auto", "GB/s", "1 head/blk",
-              "GB/s", "no split,8", "GB/s");
+              "GB/s", "no split", "GB/s");
   const int autoSplits = decodeAttentionDefaultSplits(1, g.heads, g.kvHeads, g.headDim, cap);
+  const int64_t noSplitHeads = std::min<int64_t>(8, g.heads / g.kvHeads); // the whole group
   const std::vector<int64_t> lengths = {128, 256, 512, 1024, 2048, 4096};
   std::vector<std::vector<double>> us(3, std::vector<double>(lengths.size()));
   for (int variant = 0; variant < 3; ++variant) {
@@ -253,7 +254,7 @@ void benchDecodeAttention(cudaStream_t s, double copyBw) {
            g.headDim},
           lens.as<int32_t>(), splits,
           {partials.as<float>(), need.partialFloats, counters.as<unsigned>(), need.counterCount});
-      a.headsPerBlock = variant == 0 ? 0 : variant == 1 ? 1 : 8;
+      a.headsPerBlock = variant == 0 ? 0 : variant == 1 ? 1 : int(noSplitHeads);
       decodeAttention(s, a);
     }
     checkCuda(cudaStreamEndCapture(s, &graph), "end capture");
@@ -289,9 +290,9 @@ void benchDecodeAttention(cudaStream_t s, double copyBw) {
                 (long long)lengths[li], us[0][li], bytes / (us[0][li] * 1e-6) / 1e9, us[1][li],
                 bytes / (us[1][li] * 1e-6) / 1e9, us[2][li], bytes / (us[2][li] * 1e-6) / 1e9);
   }
-  std::printf("  (up to %d splits of >= 64 keys; auto chooses the heads per block: 8 at this "
-              "capacity; copy bandwidth %.0f GB/s)\n",
-              autoSplits, copyBw);
+  std::printf("  (up to %d splits of >= 64 keys; no split: %lld query heads per block; copy "
+              "bandwidth %.0f GB/s)\n",
+              autoSplits, static_cast<long long>(noSplitHeads), copyBw);
 }
 
 void benchPrefillAttention(cudaStream_t s) {
@@ -528,7 +529,8 @@ void benchDecodeStep(cudaStream_t s, Blas &blas, double copyBw) {
                               {true, 0, "PDL on,  no fused inputs"},
                               {true, 1, "PDL on,  SwiGLU in the down GEMV"},
                               {true, 2, "PDL on,  SwiGLU and RMSNorms in GEMVs"},
-                              {true, 3, "PDL on,  and rotary + append in attention"}};
+                              {true, 3, "PDL on,  and rotary + append in attention"},
+                              {false, 3, "PDL off, every fusion (the previous row)"}};
   for (const Variant &v : variants) {
     setProgrammaticDependentLaunch(v.pdl);
     fuse = v.fuse;
