@@ -83,6 +83,9 @@ const std::vector<uint32_t> &conversionTable(plan::fb::DType from, plan::fb::DTy
   return table;
 }
 
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+              "plans are little-endian; convertElements copies a table entry's low bytes");
+
 /// Converts `count` `from` elements at `data` to `to` elements at `out`, rounding to
 /// nearest even (runtime/core/Half.h).
 void convertElements(const char *data, plan::fb::DType from, plan::fb::DType to, size_t count,

@@ -25,18 +25,6 @@ namespace {
 constexpr int kThreads = 128;
 constexpr int kTileKeys = 32;
 
-struct PrefillParams {
-  const void *q, *k, *v;
-  void *out;
-  int64_t qsb, qsh, qss, ksb, ksh, kss, vsb, vsh, vss, osb, osh, oss;
-  int group, qLen, kvLen;
-  float scaleLog2;
-  bool causal;
-  MaskKind maskKind;
-  const void *mask;
-  int64_t msb, msh, mss, mst;
-};
-
 /// The default threads per query row for head dim d.
 constexpr int defaultThreadsPerRow(int d) { return d > 128 ? 8 : 4; }
 /// Whether twice the default threads per row split head dim d's channel pairs evenly.
@@ -210,6 +198,15 @@ void dispatchHeadDim(cudaStream_t stream, int64_t d, const PrefillParams &p, int
 
 } // namespace
 
+PrefillParams prefillParams(const PrefillAttentionArgs &a) {
+  return {a.q.data, a.k.data, a.v.data, a.out,
+          a.q.strideB, a.q.strideH, a.q.strideS, a.k.strideB, a.k.strideH, a.k.strideS,
+          a.v.strideB, a.v.strideH, a.v.strideS, a.outStrideB, a.outStrideH,
+          a.outStrideS, int(a.qHeads / a.kvHeads), int(a.qLen), int(a.kvLen),
+          a.scale * kLog2e, a.causal, a.maskKind, a.mask, a.maskStrideB,
+          a.maskStrideH, a.maskStrideS, a.maskStrideT};
+}
+
 bool prefillAttentionSupportsHeadDim(int64_t d) {
   return d == 64 || d == 72 || d == 80 || d == 96 || d == 128 || d == 256;
 }
@@ -241,12 +238,7 @@ void prefillAttention(cudaStream_t stream, const PrefillAttentionArgs &a) {
     checkLaunch("prefillAttention (tensor cores)");
     return;
   }
-  PrefillParams p{a.q.data, a.k.data, a.v.data, a.out,
-                  a.q.strideB, a.q.strideH, a.q.strideS, a.k.strideB, a.k.strideH, a.k.strideS,
-                  a.v.strideB, a.v.strideH, a.v.strideS, a.outStrideB, a.outStrideH,
-                  a.outStrideS, int(a.qHeads / a.kvHeads), int(a.qLen), int(a.kvLen),
-                  a.scale * kLog2e, a.causal, a.maskKind, a.mask, a.maskStrideB,
-                  a.maskStrideH, a.maskStrideS, a.maskStrideT};
+  const PrefillParams p = prefillParams(a);
   MM_DISPATCH_FLOAT(a.dtype, k,
                     dispatchHeadDim<scalar_t>(stream, a.headDim, p, a.batch, a.qHeads,
                                               a.rowsPerBlock));

@@ -34,18 +34,6 @@ constexpr int kRows = 16 * kWarps; // query rows per block
 constexpr int kKeys = 64;          // keys per shared-memory tile
 constexpr int kPad = 8;            // elements of padding per shared-memory row
 
-struct MmaParams {
-  const void *q, *k, *v;
-  void *out;
-  int64_t qsb, qsh, qss, ksb, ksh, kss, vsb, vsh, vss, osb, osh, oss;
-  int group, qLen, kvLen;
-  float scaleLog2;
-  bool causal;
-  MaskKind maskKind;
-  const void *mask;
-  int64_t msb, msh, mss, mst;
-};
-
 /// c += a * b for one m16n8k16 tile (row-major A, column-major B, f32 C).
 __device__ __forceinline__ void mma16816(float (&c)[4], const uint32_t (&a)[4], uint32_t b0,
                                          uint32_t b1, bf16) {
@@ -77,7 +65,7 @@ __device__ __forceinline__ uint32_t load2(const void *p) {
 }
 
 template <typename T, int D>
-__global__ void __launch_bounds__(kThreads) prefillMmaKernel(MmaParams p) {
+__global__ void __launch_bounds__(kThreads) prefillMmaKernel(PrefillParams p) {
   static_assert(D % 16 == 0, "head dim must be a multiple of 16");
   constexpr int KSTEPS = D / 16; // k steps of q k^T
   constexpr int DTILES = D / 8;  // n tiles of P V
@@ -229,13 +217,13 @@ __global__ void __launch_bounds__(kThreads) prefillMmaKernel(MmaParams p) {
 }
 
 template <typename T, int D>
-void launchMma(cudaStream_t stream, const MmaParams &p, int64_t batch, int64_t qHeads) {
+void launchMma(cudaStream_t stream, const PrefillParams &p, int64_t batch, int64_t qHeads) {
   const dim3 grid(unsigned((p.qLen + kRows - 1) / kRows), unsigned(qHeads), unsigned(batch));
   launchKernel(prefillMmaKernel<T, D>, grid, kThreads, 0, stream, p);
 }
 
 template <typename T>
-void dispatchHeadDim(cudaStream_t stream, const PrefillAttentionArgs &a, const MmaParams &p) {
+void dispatchHeadDim(cudaStream_t stream, const PrefillAttentionArgs &a, const PrefillParams &p) {
   switch (a.headDim) {
   case 64: return launchMma<T, 64>(stream, p, a.batch, a.qHeads);
   case 80: return launchMma<T, 80>(stream, p, a.batch, a.qHeads);
@@ -270,12 +258,7 @@ void mmaPrefillAttention(cudaStream_t stream, const PrefillAttentionArgs &a) {
     fail("cuda prefillAttention (tensor cores): unsupported call (", dtypeName(a.dtype),
          ", head dim ", a.headDim, "; needs f16/bf16, head dim 64, 80, 96 or 128, 16-byte "
          "aligned k and v rows and 4-byte aligned q and out rows)");
-  const MmaParams p{a.q.data, a.k.data, a.v.data, a.out,
-                    a.q.strideB, a.q.strideH, a.q.strideS, a.k.strideB, a.k.strideH, a.k.strideS,
-                    a.v.strideB, a.v.strideH, a.v.strideS, a.outStrideB, a.outStrideH,
-                    a.outStrideS, int(a.qHeads / a.kvHeads), int(a.qLen), int(a.kvLen),
-                    a.scale * kLog2e, a.causal, a.maskKind, a.mask, a.maskStrideB,
-                    a.maskStrideH, a.maskStrideS, a.maskStrideT};
+  const PrefillParams p = prefillParams(a);
   if (a.dtype == DType::bf16)
     dispatchHeadDim<bf16>(stream, a, p);
   else

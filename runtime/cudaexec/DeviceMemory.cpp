@@ -115,9 +115,9 @@ void deviceFree(void *ptr) {
   auto it = sizes.find(ptr);
   if (it != sizes.end()) {
     inUse -= it->second.bytes;
-    auto purpose = inUseByPurpose.find(it->second.what);
-    if ((purpose->second -= it->second.bytes) == 0)
-      inUseByPurpose.erase(purpose);
+    auto purpose = inUseByPurpose.find(it->second.what); // there since deviceAllocate
+    if (purpose != inUseByPurpose.end() && (purpose->second -= it->second.bytes) == 0)
+      inUseByPurpose.erase(purpose); // a later free of a 0-byte block of it finds none
     sizes.erase(it);
   }
 }

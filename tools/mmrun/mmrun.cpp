@@ -45,8 +45,9 @@ static cl::opt<bool> noFusedLaunches(
 static cl::opt<bool> noPdl(
     "no-pdl", cl::cat(mainCat),
     cl::desc("With --device cuda: launch kernels without programmatic dependent launch (no "
-             "weight loads overlapping the previous kernel; for comparisons, the results are "
-             "the same)"));
+             "weight loads overlapping the previous kernel); one-row products wider than 1024 "
+             "then go to cuBLASLt instead of the own GEMV, without its fused RMSNorm/SwiGLU "
+             "inputs, so sums run in another order (for comparisons)"));
 static cl::opt<bool> info("info", cl::cat(mainCat),
                           cl::desc("Print the plan's functions, signatures and metadata"));
 static cl::opt<bool> json("json", cl::cat(mainCat), cl::desc("Print results and timings as JSON"));
