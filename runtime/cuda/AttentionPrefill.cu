@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cuda/Attention.h"
+#include "runtime/cuda/AttentionPrefill.cuh"
 #include "runtime/cuda/AttentionPrefillMma.h"
 #include "runtime/cuda/DeviceUtil.cuh"
 
@@ -52,7 +53,6 @@ __global__ void __launch_bounds__(kThreads) prefillKernel(PrefillParams p) {
   const int b = blockIdx.z, hq = blockIdx.y, hkv = hq / p.group;
   const int s = blockIdx.x * BQ + int(threadIdx.x) / TPR;
   const bool rowValid = s < p.qLen;
-  const int shift = p.kvLen - p.qLen; // causal: key t is visible to row s when t <= s + shift
 
   float2 q[CPT], o[CPT];
   const T *qp = static_cast<const T *>(p.q) + b * p.qsb + hq * p.qsh + int64_t(s) * p.qss;
@@ -65,11 +65,7 @@ __global__ void __launch_bounds__(kThreads) prefillKernel(PrefillParams p) {
   }
   float m = -INFINITY, l = 0.0f;
 
-  int kvEnd = p.kvLen;
-  if (p.causal) {
-    const int lastRow = min(p.qLen - 1, int(blockIdx.x) * BQ + BQ - 1);
-    kvEnd = max(0, min(p.kvLen, lastRow + shift + 1));
-  }
+  const int kvEnd = prefillKeyEnd(p, int(blockIdx.x) * BQ, BQ);
   const T *kb = static_cast<const T *>(p.k) + b * p.ksb + hkv * p.ksh;
   const T *vb = static_cast<const T *>(p.v) + b * p.vsb + hkv * p.vsh;
 
@@ -105,15 +101,7 @@ __global__ void __launch_bounds__(kThreads) prefillKernel(PrefillParams p) {
       for (int off = TPR / 2; off > 0; off >>= 1)
         acc += __shfl_xor_sync(0xffffffffu, acc, off);
       const int t = t0 + j;
-      bool ok = rowValid && t < kvEnd && (!p.causal || t <= s + shift);
-      if (ok && p.maskKind != MaskKind::none) {
-        const int64_t mi = b * p.msb + hq * p.msh + int64_t(s) * p.mss + int64_t(t) * p.mst;
-        if (p.maskKind == MaskKind::additive)
-          acc += toF(static_cast<const T *>(p.mask)[mi]) * kLog2e;
-        else
-          ok = static_cast<const uint8_t *>(p.mask)[mi] != 0;
-      }
-      sc[j] = ok ? acc : -INFINITY;
+      sc[j] = prefillVisible<T>(p, b, hq, s, t, kvEnd, acc) ? acc : -INFINITY;
       tileMax = fmaxf(tileMax, sc[j]);
     }
     const float mNew = fmaxf(m, tileMax);

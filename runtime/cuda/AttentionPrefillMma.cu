@@ -21,7 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cuda/AttentionPrefillMma.h"
-#include "runtime/cuda/DeviceUtil.cuh"
+#include "runtime/cuda/AttentionPrefill.cuh"
 
 #include <cmath>
 
@@ -80,7 +80,6 @@ __global__ void __launch_bounds__(kThreads) prefillMmaKernel(PrefillParams p) {
   const int b = blockIdx.z, hq = blockIdx.y, hkv = hq / p.group;
   const int row0 = int(blockIdx.x) * kRows + warp * 16 + g; // this thread's rows: row0, row0 + 8
   const int rows[2] = {row0, row0 + 8};
-  const int shift = p.kvLen - p.qLen; // causal: key j is visible to row s when j <= s + shift
 
   // q as A fragments: reg 0 (row g, channels 2t, 2t+1), 1 (row g+8), 2 and 3 (channels +8).
   uint32_t qf[KSTEPS][4];
@@ -101,11 +100,7 @@ __global__ void __launch_bounds__(kThreads) prefillMmaKernel(PrefillParams p) {
     o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.0f;
   float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};
 
-  int kvEnd = p.kvLen;
-  if (p.causal) {
-    const int lastRow = min(p.qLen - 1, int(blockIdx.x) * kRows + kRows - 1);
-    kvEnd = max(0, min(p.kvLen, lastRow + shift + 1));
-  }
+  const int kvEnd = prefillKeyEnd(p, int(blockIdx.x) * kRows, kRows);
   const T *kb = static_cast<const T *>(p.k) + b * p.ksb + hkv * p.ksh;
   const T *vb = static_cast<const T *>(p.v) + b * p.vsb + hkv * p.vsh;
   const uint4 zero = make_uint4(0u, 0u, 0u, 0u);
@@ -150,15 +145,7 @@ __global__ void __launch_bounds__(kThreads) prefillMmaKernel(PrefillParams p) {
       for (int e = 0; e < 4; ++e) {
         const int r = e / 2, key = t0 + j * 8 + 2 * t + (e % 2), row = rows[r];
         float v = s[j][e] * p.scaleLog2;
-        bool ok = key < kvEnd && row < p.qLen && (!p.causal || key <= row + shift);
-        if (ok && p.maskKind != MaskKind::none) {
-          const int64_t mi = b * p.msb + hq * p.msh + int64_t(row) * p.mss + int64_t(key) * p.mst;
-          if (p.maskKind == MaskKind::additive)
-            v += toF(static_cast<const T *>(p.mask)[mi]) * kLog2e;
-          else
-            ok = static_cast<const uint8_t *>(p.mask)[mi] != 0;
-        }
-        s[j][e] = ok ? v : -INFINITY;
+        s[j][e] = prefillVisible<T>(p, b, hq, row, key, kvEnd, v) ? v : -INFINITY;
         tileMax[r] = fmaxf(tileMax[r], s[j][e]);
       }
     float use[2];

@@ -11,21 +11,6 @@
 
 namespace mm::rt::cuda {
 
-/// The kernel arguments of both prefill kernels: element strides as in AttentionOperand,
-/// the query heads per KV head, and the scale times log2(e) (scores in the log2 domain).
-struct PrefillParams {
-  const void *q, *k, *v;
-  void *out;
-  int64_t qsb, qsh, qss, ksb, ksh, kss, vsb, vsh, vss, osb, osh, oss;
-  int group, qLen, kvLen;
-  float scaleLog2;
-  bool causal;
-  MaskKind maskKind;
-  const void *mask;
-  int64_t msb, msh, mss, mst;
-};
-PrefillParams prefillParams(const PrefillAttentionArgs &args);
-
 /// Whether mmaPrefillAttention takes `args`: f16 or bf16, head dim 64, 80, 96 or 128,
 /// k and v 16-byte aligned with strides that are multiples of 8 elements, q and out
 /// 4-byte aligned with even strides. (Shapes and masks as prefillAttention checks them.)
