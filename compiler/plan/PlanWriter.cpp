@@ -7,16 +7,20 @@
 
 #include "mlir/IR/Diagnostics.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/Parallel.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cstring>
-#include <fstream>
 #include <memory>
 #include <map>
+#include <vector>
 
 using namespace mlir;
 
@@ -63,41 +67,47 @@ float loadFloat(const char *data, plan::fb::DType t, size_t i) {
 }
 
 /// The `to` bits of every 16-bit `from` value (one lookup per element instead of a decode
-/// and a rounding: an fp16 export's bf16 plan converts every weight byte).
-const std::vector<uint32_t> &conversionTable(plan::fb::DType from, plan::fb::DType to) {
-  static std::map<std::pair<plan::fb::DType, plan::fb::DType>, std::vector<uint32_t>> tables;
-  std::vector<uint32_t> &table = tables[{from, to}];
-  if (table.empty()) {
-    table.resize(1u << 16);
+/// and a rounding: an fp16 export's bf16 plan converts every weight byte). The tables of
+/// all four 16-bit conversions are built once, on first use (thread-safe), 1 MiB in all.
+const uint32_t *conversionTable(plan::fb::DType from, plan::fb::DType to) {
+  using plan::fb::DType;
+  static const std::vector<uint32_t> tables = [] {
+    std::vector<uint32_t> t(4u << 16);
     for (uint32_t bits = 0; bits < (1u << 16); ++bits) {
       const uint16_t h = static_cast<uint16_t>(bits);
-      const float v = loadFloat(reinterpret_cast<const char *>(&h), from, 0);
-      uint32_t out;
-      if (to == plan::fb::DType::f32)
-        std::memcpy(&out, &v, 4);
-      else
-        out = to == plan::fb::DType::f16 ? rt::floatToHalfBits(v) : rt::floatToBf16Bits(v);
-      table[bits] = out;
+      const float half = rt::halfBitsToFloat(h), brain = rt::bf16BitsToFloat(h);
+      t[bits] = rt::floatToBf16Bits(half);
+      std::memcpy(&t[(1u << 16) + bits], &half, 4);
+      t[(2u << 16) + bits] = rt::floatToHalfBits(brain);
+      std::memcpy(&t[(3u << 16) + bits], &brain, 4);
     }
-  }
-  return table;
+    return t;
+  }();
+  const uint32_t which = (from == DType::bf16 ? 2 : 0) + (to == DType::f32 ? 1 : 0);
+  return tables.data() + (size_t(which) << 16);
 }
 
-static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
-              "plans are little-endian; convertElements copies a table entry's low bytes");
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "plans are little-endian");
 
 /// Converts `count` `from` elements at `data` to `to` elements at `out`, rounding to
 /// nearest even (runtime/core/Half.h).
 void convertElements(const char *data, plan::fb::DType from, plan::fb::DType to, size_t count,
                      char *out) {
-  const size_t outSize = planDTypeSize(to);
   if (planDTypeSize(from) == 2) {
-    const std::vector<uint32_t> &table = conversionTable(from, to);
-    for (size_t i = 0; i < count; ++i) {
-      uint16_t h;
-      std::memcpy(&h, data + 2 * i, 2);
-      std::memcpy(out + outSize * i, &table[h], outSize); // little-endian: the low bits
-    }
+    const uint32_t *table = conversionTable(from, to);
+    auto convert = [&](auto outElement) {
+      using Out = decltype(outElement);
+      for (size_t i = 0; i < count; ++i) {
+        uint16_t h;
+        std::memcpy(&h, data + 2 * i, 2);
+        const Out v = static_cast<Out>(table[h]); // the low bits
+        std::memcpy(out + sizeof(Out) * i, &v, sizeof(Out));
+      }
+    };
+    if (planDTypeSize(to) == 2)
+      convert(uint16_t{});
+    else
+      convert(uint32_t{});
     return;
   }
   for (size_t i = 0; i < count; ++i) {
@@ -108,149 +118,196 @@ void convertElements(const char *data, plan::fb::DType from, plan::fb::DType to,
   }
 }
 
-/// Writes `n` source bytes of extent `e` (its `from` elements) as `to` elements.
+/// Elements converted per task when a conversion is spread over threads.
+constexpr size_t kConvertGrain = 1 << 16;
+
+/// Writes `n` source bytes of extent `e` (its `from` elements) as `to` elements, converted
+/// on every hardware thread, `kChunk` plan bytes at a time.
 void write(llvm::raw_ostream &os, const WeightExtent &e, const char *data, uint64_t n) {
   if (e.from == e.to) {
     os.write(data, n);
     return;
   }
-  static std::vector<char> out; // reused: the writer runs on one thread
-  const size_t count = n / planDTypeSize(e.from);
-  out.resize(count * planDTypeSize(e.to));
-  convertElements(data, e.from, e.to, count, out.data());
-  os.write(out.data(), out.size());
-}
-
-/// dst[j * dstStride + r] = src[r * srcStride + j] for r < rows, j < cols, in 64 x 64 tiles
-/// (each tile's source lines stay in cache while its columns are written).
-template <typename T>
-void scatterColumnsOf(const T *src, uint64_t srcStride, uint64_t rows, uint64_t cols, T *dst,
-                      uint64_t dstStride) {
-  constexpr uint64_t kTile = 64;
-  for (uint64_t r0 = 0; r0 < rows; r0 += kTile)
-    for (uint64_t j0 = 0; j0 < cols; j0 += kTile) {
-      const uint64_t r1 = std::min(rows, r0 + kTile), j1 = std::min(cols, j0 + kTile);
-      for (uint64_t j = j0; j < j1; ++j)
-        for (uint64_t r = r0; r < r1; ++r)
-          dst[j * dstStride + r] = src[r * srcStride + j];
-    }
-}
-
-/// Writes the transpose of a [rows, cols] window of a row-major matrix (`srcStride`
-/// elements per row, `elem` bytes each) into `dst` ([cols, dstStride], row-major).
-void scatterColumns(const char *src, uint64_t srcStride, uint64_t rows, uint64_t cols, char *dst,
-                    uint64_t dstStride, uint64_t elem) {
-  switch (elem) {
-  case 1: return scatterColumnsOf(reinterpret_cast<const uint8_t *>(src), srcStride, rows, cols,
-                                  reinterpret_cast<uint8_t *>(dst), dstStride);
-  case 2: return scatterColumnsOf(reinterpret_cast<const uint16_t *>(src), srcStride, rows, cols,
-                                  reinterpret_cast<uint16_t *>(dst), dstStride);
-  case 4: return scatterColumnsOf(reinterpret_cast<const uint32_t *>(src), srcStride, rows, cols,
-                                  reinterpret_cast<uint32_t *>(dst), dstStride);
-  default: return scatterColumnsOf(reinterpret_cast<const uint64_t *>(src), srcStride, rows, cols,
-                                   reinterpret_cast<uint64_t *>(dst), dstStride);
+  static std::vector<char> out; // reused: one weight is written at a time
+  const size_t fromSize = planDTypeSize(e.from), toSize = planDTypeSize(e.to);
+  const size_t count = n / fromSize, perChunk = kChunk / toSize;
+  out.resize(std::min(count, perChunk) * toSize);
+  for (size_t first = 0; first < count; first += perChunk) {
+    const size_t k = std::min(perChunk, count - first);
+    llvm::parallelFor(0, (k + kConvertGrain - 1) / kConvertGrain, [&](size_t t) {
+      const size_t b = t * kConvertGrain, m = std::min(kConvertGrain, k - b);
+      convertElements(data + (first + b) * fromSize, e.from, e.to, m, out.data() + b * toSize);
+    });
+    os.write(out.data(), k * toSize);
   }
 }
 
-/// The weights' source files, opened once each.
+/// A weight's extents as one row-major matrix of `to` elements (`elem` bytes each) whose
+/// bytes are already in memory (mapped files or inline data).
+class MatrixElements {
+public:
+  struct Piece {
+    uint64_t first = 0; ///< index of the piece's first element in the matrix
+    const char *data = nullptr;
+    plan::fb::DType from = plan::fb::DType::f32, to = plan::fb::DType::f32;
+  };
+  MatrixElements(std::vector<Piece> pieces, uint64_t elem)
+      : pieces_(std::move(pieces)), elem_(elem) {}
+
+  /// Elements [first, first + count) as `to` elements at `out`, across pieces.
+  void read(uint64_t first, uint64_t count, char *out) const {
+    auto it = std::upper_bound(pieces_.begin(), pieces_.end(), first,
+                               [](uint64_t i, const Piece &p) { return i < p.first; });
+    size_t p = static_cast<size_t>(it - pieces_.begin()) - 1;
+    while (count > 0) {
+      const Piece &piece = pieces_[p];
+      const uint64_t end = p + 1 < pieces_.size() ? pieces_[p + 1].first : UINT64_MAX;
+      const uint64_t k = std::min(count, end - first);
+      const uint64_t fromSize = planDTypeSize(piece.from);
+      const char *src = piece.data + (first - piece.first) * fromSize;
+      if (piece.from == piece.to)
+        std::memcpy(out, src, k * elem_);
+      else
+        convertElements(src, piece.from, piece.to, k, out);
+      out += k * elem_;
+      first += k;
+      count -= k;
+      ++p;
+    }
+  }
+
+private:
+  std::vector<Piece> pieces_;
+  uint64_t elem_;
+};
+
+/// out[j * stride + r] = tile[r][j] for r < nr, j < nj (a tile row holds 64 elements).
+template <typename T>
+void scatterTileOf(const T *tile, uint64_t nr, uint64_t nj, T *out, uint64_t stride) {
+  for (uint64_t j = 0; j < nj; ++j)
+    for (uint64_t r = 0; r < nr; ++r)
+      out[j * stride + r] = tile[r * 64 + j];
+}
+
+void scatterTile(const char *tile, uint64_t nr, uint64_t nj, char *out, uint64_t stride,
+                 uint64_t elem) {
+  switch (elem) {
+  case 1: return scatterTileOf(reinterpret_cast<const uint8_t *>(tile), nr, nj,
+                               reinterpret_cast<uint8_t *>(out), stride);
+  case 2: return scatterTileOf(reinterpret_cast<const uint16_t *>(tile), nr, nj,
+                               reinterpret_cast<uint16_t *>(out), stride);
+  case 4: return scatterTileOf(reinterpret_cast<const uint32_t *>(tile), nr, nj,
+                               reinterpret_cast<uint32_t *>(out), stride);
+  default: return scatterTileOf(reinterpret_cast<const uint64_t *>(tile), nr, nj,
+                                reinterpret_cast<uint64_t *>(out), stride);
+  }
+}
+
+/// Columns [c0, c0 + n) of the [rows, cols] matrix `m`, transposed into `dst` ([n, rows]),
+/// in 64 x 64 tiles (each tile's rows read once, converted, and written as 64 columns).
+/// Each thread takes 64 rows at a time and walks them across the columns, so the source
+/// (mapped file pages) is read row by row and only the block in memory is written apart.
+void transposeColumns(const MatrixElements &m, uint64_t rows, uint64_t cols, uint64_t c0,
+                      uint64_t n, uint64_t elem, char *dst) {
+  constexpr uint64_t kTile = 64;
+  llvm::parallelFor(0, (rows + kTile - 1) / kTile, [&](size_t t) {
+    alignas(8) char tile[kTile * kTile * 8]; // [row][col], elem bytes each
+    const uint64_t r0 = t * kTile, nr = std::min(kTile, rows - r0);
+    for (uint64_t j0 = 0; j0 < n; j0 += kTile) {
+      const uint64_t nj = std::min(kTile, n - j0);
+      for (uint64_t r = 0; r < nr; ++r)
+        m.read((r0 + r) * cols + c0 + j0, nj, tile + r * kTile * elem);
+      scatterTile(tile, nr, nj, dst + (j0 * rows + r0) * elem, rows, elem);
+    }
+  });
+}
+
+/// The weights' source files, each mapped into memory once.
 class SourceFiles {
 public:
   explicit SourceFiles(StringRef modelDir) : modelDir_(modelDir.str()) {}
 
-  /// Copies one extent into `os`, converting its elements if it says so; the diagnostic
-  /// names `w` on failure.
-  /// Fails, naming `w`, when extent `e`'s source bytes are not all in its file.
-  LogicalResult checkExtent(const WeightEntry &w, const WeightExtent &e) {
+  /// The source bytes of extent `e` (mapped or inline), or null after a diagnostic naming
+  /// `w` when they are not all in its file.
+  const char *bytesOf(const WeightEntry &w, const WeightExtent &e) {
     if (e.bytes)
-      return success();
+      return reinterpret_cast<const char *>(e.bytes->data() + e.offset);
     Source *src = open(w, e.source);
     if (!src)
-      return failure();
+      return nullptr;
     const uint64_t sourceLength = static_cast<uint64_t>(e.length * e.sourceRatio());
-    if (e.offset > src->size || sourceLength > src->size - e.offset)
-      return emitError(w.loc) << "weight '" << w.name << "': bytes [" << e.offset << ", "
-                              << e.offset + sourceLength << ") lie past the end of '"
-                              << src->path << "' (" << src->size << " bytes)";
-    return success();
+    if (e.offset > src->size || sourceLength > src->size - e.offset) {
+      emitError(w.loc) << "weight '" << w.name << "': bytes [" << e.offset << ", "
+                       << e.offset + sourceLength << ") lie past the end of '" << src->path
+                       << "' (" << src->size << " bytes)";
+      return nullptr;
+    }
+    touched_.insert(src);
+    return src->data() + e.offset;
   }
 
-  LogicalResult copy(llvm::raw_ostream &os, const WeightEntry &w, const WeightExtent &e,
-                     std::vector<char> &chunk) {
-    const uint64_t sourceLength = static_cast<uint64_t>(e.length * e.sourceRatio());
-    if (e.bytes) {
-      write(os, e, reinterpret_cast<const char *>(e.bytes->data() + e.offset), sourceLength);
-      return success();
-    }
-    if (failed(checkExtent(w, e)))
-      return failure();
-    Source *src = open(w, e.source);
-    src->in.clear();
-    src->in.seekg(static_cast<std::streamoff>(e.offset));
-    uint64_t left = sourceLength;
-    while (left > 0 && src->in) {
-      size_t k = static_cast<size_t>(std::min<uint64_t>(left, chunk.size()));
-      src->in.read(chunk.data(), static_cast<std::streamsize>(k));
-      if (static_cast<size_t>(src->in.gcount()) != k)
-        break;
-      write(os, e, chunk.data(), k);
-      left -= k;
-    }
-    if (left != 0)
-      return emitError(w.loc) << "weight '" << w.name << "': read error in '" << src->path << "'";
-    return success();
+  /// Writes the whole of `w` (writeBytes), then lets go of the file pages it read: they
+  /// stay in the page cache but leave this process's resident memory, which stays within
+  /// the transpose block and the conversion chunk however large the model.
+  LogicalResult writeEntry(llvm::raw_ostream &os, const WeightEntry &w) {
+    const LogicalResult written = writeBytes(os, w);
+    for (Source *src : touched_) // (mapped_file_region::dontNeed is a no-op on glibc)
+      if (src->map)
+        ::madvise(const_cast<char *>(src->data()), src->size, MADV_DONTNEED);
+    touched_.clear();
+    return written;
   }
 
-  /// Writes the whole of `w`: its extents in order, or, for a transposed weight, the
-  /// [rows, cols] matrix they form as [cols, rows], one block of columns at a time, so
-  /// memory stays within kTransposeBlock (plus one chunk): each block reads the matrix
-  /// once, in chunks of whole rows (large sequential reads; a [4096, 11008] weight in
-  /// 16 bits is read twice).
-  LogicalResult writeEntry(llvm::raw_ostream &os, const WeightEntry &w, std::vector<char> &chunk) {
+private:
+  /// Writes `w`'s extents in order, or, for a transposed weight, the [rows, cols] matrix
+  /// they form as [cols, rows], one block of columns at a time, so memory stays within
+  /// kTransposeBlock.
+  LogicalResult writeBytes(llvm::raw_ostream &os, const WeightEntry &w) {
+    std::vector<MatrixElements::Piece> pieces;
+    uint64_t first = 0;
+    const uint64_t elem =
+        w.extents.empty() ? 1 : static_cast<uint64_t>(planDTypeSize(w.extents.front().to));
+    for (const WeightExtent &e : w.extents) { // every source range, before anything is written
+      const char *data = bytesOf(w, e);
+      if (!data)
+        return failure();
+      pieces.push_back({first, data, e.from, e.to});
+      first += e.length / elem;
+    }
     // A transpose of one row or one column is the same bytes.
     if (!w.transpose || w.transpose->rows == 1 || w.transpose->cols == 1) {
-      for (const WeightExtent &e : w.extents)
-        if (failed(copy(os, w, e, chunk)))
-          return failure();
+      for (size_t i = 0; i < w.extents.size(); ++i)
+        write(os, w.extents[i], pieces[i].data,
+              static_cast<uint64_t>(w.extents[i].length * w.extents[i].sourceRatio()));
       return success();
     }
-    for (const WeightExtent &e : w.extents) // every source range, before anything is allocated
-      if (failed(checkExtent(w, e)))
-        return failure();
     const uint64_t rows = w.transpose->rows, cols = w.transpose->cols;
-    const uint64_t elem = rows * cols == 0 ? 0 : w.length / (rows * cols);
-    if ((elem != 1 && elem != 2 && elem != 4 && elem != 8) || elem * rows * cols != w.length)
+    if ((elem != 1 && elem != 2 && elem != 4 && elem != 8) || elem * rows * cols != w.length ||
+        llvm::any_of(w.extents, [&](const WeightExtent &e) {
+          return planDTypeSize(e.to) != elem || e.length % elem != 0;
+        }))
       return emitError(w.loc) << "weight '" << w.name << "': " << w.length
                               << " bytes do not form a " << rows << " x " << cols << " matrix";
     if (rows * elem > kTransposeBlock)
       return emitError(w.loc) << "weight '" << w.name << "': a " << rows << " x " << cols
                               << " transpose has columns of more than " << (kTransposeBlock >> 20)
                               << " MiB, more than the plan writer holds in memory";
-    const uint64_t rowBytes = cols * elem;
+    const MatrixElements matrix(std::move(pieces), elem);
     const uint64_t blockCols = std::max<uint64_t>(1, std::min(cols, kTransposeBlock / (rows * elem)));
-    const uint64_t chunkRows = std::max<uint64_t>(1, std::min(rows, chunk.size() / rowBytes));
     char *block = transposeBlock(static_cast<size_t>(blockCols * rows * elem));
-    llvm::SmallVector<char, 0> &piece = piece_;
     for (uint64_t c0 = 0; c0 < cols; c0 += blockCols) {
       const uint64_t n = std::min(blockCols, cols - c0);
-      for (uint64_t r0 = 0; r0 < rows; r0 += chunkRows) {
-        const uint64_t k = std::min(chunkRows, rows - r0);
-        piece.clear();
-        llvm::raw_svector_ostream ps(piece);
-        for (const WeightExtent &e : sliceExtents(w.extents, r0 * rowBytes, k * rowBytes))
-          if (failed(copy(ps, w, e, chunk)))
-            return failure();
-        scatterColumns(piece.data() + c0 * elem, cols, k, n, block + r0 * elem, rows, elem);
-      }
+      transposeColumns(matrix, rows, cols, c0, n, elem, block);
       os.write(block, static_cast<size_t>(n * rows * elem));
     }
     return success();
   }
 
-private:
   struct Source {
     std::string path;
     uint64_t size = 0;
-    std::ifstream in;
+    std::unique_ptr<llvm::sys::fs::mapped_file_region> map;
+    const char *data() const { return map ? map->const_data() : nullptr; }
   };
 
   /// The column block of writeEntry, kept for the next transposed weight and not
@@ -265,33 +322,38 @@ private:
   }
   std::unique_ptr<char[]> block_;
   size_t blockBytes_ = 0;
-  llvm::SmallVector<char, 0> piece_; ///< the rows of one chunk, as the plan stores them
 
   Source *open(const WeightEntry &w, const std::string &source) {
     auto it = files_.find(source);
     if (it != files_.end())
       return &it->second;
     std::string path = resolveSource(source, modelDir_);
-    uint64_t size = 0;
-    if (std::error_code ec = llvm::sys::fs::file_size(path, size)) {
-      emitError(w.loc) << "weight '" << w.name << "': cannot read '" << path
-                       << "': " << ec.message();
+    auto fail = [&](const std::string &why) -> Source * {
+      emitError(w.loc) << "weight '" << w.name << "': cannot read '" << path << "': " << why;
       return nullptr;
-    }
-    Source &src = files_[source];
+    };
+    uint64_t size = 0;
+    if (std::error_code ec = llvm::sys::fs::file_size(path, size))
+      return fail(ec.message());
+    llvm::Expected<llvm::sys::fs::file_t> fd = llvm::sys::fs::openNativeFileForRead(path);
+    if (!fd)
+      return fail(llvm::toString(fd.takeError()));
+    Source src;
     src.path = path;
     src.size = size;
-    src.in.open(path, std::ios::binary);
-    if (!src.in) {
-      emitError(w.loc) << "weight '" << w.name << "': cannot open '" << path << "'";
-      files_.erase(source);
-      return nullptr;
-    }
-    return &src;
+    std::error_code ec;
+    if (size > 0)
+      src.map = std::make_unique<llvm::sys::fs::mapped_file_region>(
+          *fd, llvm::sys::fs::mapped_file_region::readonly, size, 0, ec);
+    llvm::sys::fs::closeFile(*fd);
+    if (ec)
+      return fail(ec.message());
+    return &(files_[source] = std::move(src));
   }
 
   std::string modelDir_;
   std::map<std::string, Source> files_;
+  llvm::SmallPtrSet<Source *, 4> touched_; ///< files read by the weight being written
 };
 
 } // namespace
@@ -316,11 +378,10 @@ LogicalResult writePlanFile(StringRef outputPath, ArrayRef<uint8_t> flatbuffer,
     uint64_t pos = header.fbOffset + header.fbSize;
     writeZeros(os, header.blobOffset - pos);
     pos = 0; // from here on, relative to the blob
-    std::vector<char> chunk(kChunk);
     SourceFiles files(modelDir);
     for (const WeightEntry &w : weights.entries()) {
       writeZeros(os, w.blobOffset - pos);
-      if (failed(files.writeEntry(os, w, chunk))) {
+      if (failed(files.writeEntry(os, w))) {
         os.close();
         os.clear_error();
         return failure();
