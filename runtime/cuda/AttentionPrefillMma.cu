@@ -5,9 +5,13 @@
 // accumulators). A block of 4 warps owns 64 query rows of one (batch, query head); each
 // warp owns 16 of them, holds their q as A fragments and their output accumulator as C
 // fragments in registers for the whole key loop. K and V stream through shared memory in
-// tiles of 64 keys: K row-major ([key][d], the B operand of S = q k^T), V transposed
-// ([d][key], the B operand of O = P V), rows padded by 8 elements so that fragment reads
-// hit 32 distinct banks. The scores of a tile stay in the C fragments: scaled into the
+// tiles of 64 keys, both row-major ([key][d]) with rows padded by 8 elements so that
+// fragment reads hit 32 distinct banks, copied with cp.async into `kStages` buffers: the
+// copies of the next tiles are in flight while the block computes on the current one (a
+// CLIP-L/14-336 image is 10 tiles, and a block per (query tile, head) leaves about one
+// block per multiprocessor to hide the latency). K rows are the B operand of S = q k^T as
+// they are; the B operand of O = P V is read from V with ldmatrix.trans (PTX ISA, "Warp
+// Level Matrix Load Instruction: ldmatrix"). The scores of a tile stay in the C fragments: scaled into the
 // log2 domain, masked, and reduced per row across the 4 threads that share it (online
 // softmax, Milakov & Gimelshein 2018); the C fragments of two 8-key tiles are the A
 // fragment of the next product, rounded to the element type (as FlashAttention and
@@ -33,6 +37,39 @@ constexpr int kThreads = 32 * kWarps;
 constexpr int kRows = 16 * kWarps; // query rows per block
 constexpr int kKeys = 64;          // keys per shared-memory tile
 constexpr int kPad = 8;            // elements of padding per shared-memory row
+
+/// Shared-memory buffers of K and V tiles: copies of up to kStages - 1 tiles ahead are in
+/// flight during a tile's products.
+template <int D> constexpr int kStages = 2;
+
+/// Shared memory of one block: kStages tiles of K and of V.
+template <typename T, int D> constexpr size_t sharedBytes() {
+  return size_t(kStages<D>) * 2 * kKeys * (D + kPad) * sizeof(T);
+}
+
+/// 16 bytes from global to shared memory without passing through registers (cp.async.cg,
+/// L2 only); `fill` false writes 16 zero bytes and reads nothing.
+__device__ __forceinline__ void copyAsync16(void *shared, const void *global, bool fill) {
+  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(shared));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(global),
+               "r"(fill ? 16 : 0)
+               : "memory");
+}
+__device__ __forceinline__ void commitCopies() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+/// Waits until at most `kPending` committed groups of this thread's copies are in flight.
+template <int kPending> __device__ __forceinline__ void waitCopies() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(kPending) : "memory");
+}
+
+/// Four 8 x 8 b16 matrices from shared memory, transposed: lanes 8m to 8m + 7 give the row
+/// addresses of matrix m, and lane l receives in r[m] that matrix's elements
+/// (2 (l % 4), l / 4) and (2 (l % 4) + 1, l / 4), the layout of an mma B fragment half.
+__device__ __forceinline__ void loadMatricesTransposed(uint32_t (&r)[4], const void *row) {
+  const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(row));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(a));
+}
 
 /// c += a * b for one m16n8k16 tile (row-major A, column-major B, f32 C).
 __device__ __forceinline__ void mma16816(float (&c)[4], const uint32_t (&a)[4], uint32_t b0,
@@ -67,12 +104,15 @@ __device__ __forceinline__ uint32_t load2(const void *p) {
 template <typename T, int D>
 __global__ void __launch_bounds__(kThreads) prefillMmaKernel(PrefillParams p) {
   static_assert(D % 16 == 0, "head dim must be a multiple of 16");
+  static_assert(kStages<D> >= 2, "a tile's copy overlaps the previous tile's products");
   constexpr int KSTEPS = D / 16; // k steps of q k^T
   constexpr int DTILES = D / 8;  // n tiles of P V
   constexpr int STILES = kKeys / 8;
-  constexpr int KS = D + kPad, VS = kKeys + kPad; // shared row strides (elements)
-  __shared__ __align__(16) T ks[kKeys * KS];       // [key][d]
-  __shared__ __align__(16) T vt[D * VS];           // [d][key]
+  constexpr int KS = D + kPad; // shared row stride of K and V (elements)
+  constexpr int kTileElems = kKeys * KS;
+  extern __shared__ __align__(16) unsigned char shared[];
+  T *ks = reinterpret_cast<T *>(shared); // [stage][key][d]
+  T *vs = ks + kStages<D> * kTileElems;  // [stage][key][d]
 
   gridDependencySync();
   const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
@@ -103,36 +143,45 @@ __global__ void __launch_bounds__(kThreads) prefillMmaKernel(PrefillParams p) {
   const int kvEnd = prefillKeyEnd(p, int(blockIdx.x) * kRows, kRows);
   const T *kb = static_cast<const T *>(p.k) + b * p.ksb + hkv * p.ksh;
   const T *vb = static_cast<const T *>(p.v) + b * p.vsb + hkv * p.vsh;
-  const uint4 zero = make_uint4(0u, 0u, 0u, 0u);
+  const int tiles = (kvEnd + kKeys - 1) / kKeys;
 
-  for (int t0 = 0; t0 < kvEnd; t0 += kKeys) {
-    __syncthreads(); // the previous tile is no longer read
-    // K: consecutive threads take consecutive 8-channel chunks of a row (16-byte stores).
-    for (int idx = threadIdx.x; idx < kKeys * (D / 8); idx += kThreads) {
-      const int r = idx / (D / 8), c = idx % (D / 8);
-      const int key = t0 + r;
-      *reinterpret_cast<uint4 *>(ks + r * KS + c * 8) =
-          key < kvEnd ? *reinterpret_cast<const uint4 *>(kb + int64_t(key) * p.kss + c * 8) : zero;
+  // One commit group per tile (empty past the last one, so that the count of groups in
+  // flight is the same at every tile): consecutive threads copy consecutive 8-channel
+  // chunks of a key row; keys past kvEnd are zero-filled (and masked below).
+  auto copyTile = [&](int tile) {
+    if (tile >= tiles) {
+      commitCopies();
+      return;
     }
-    // V transposed: consecutive threads take consecutive keys (2-byte stores to one row).
+    T *kd = ks + (tile % kStages<D>) * kTileElems, *vd = vs + (tile % kStages<D>) * kTileElems;
     for (int idx = threadIdx.x; idx < kKeys * (D / 8); idx += kThreads) {
-      const int r = idx % kKeys, c = idx / kKeys;
-      const int key = t0 + r;
-      const uint4 raw =
-          key < kvEnd ? *reinterpret_cast<const uint4 *>(vb + int64_t(key) * p.vss + c * 8) : zero;
-      const T *e = reinterpret_cast<const T *>(&raw);
+      const int r = idx / (D / 8), c = idx % (D / 8), key = tile * kKeys + r;
+      const bool in = key < kvEnd;
+      const int64_t src = int64_t(in ? key : 0);
+      copyAsync16(kd + r * KS + c * 8, kb + src * p.kss + c * 8, in);
+      copyAsync16(vd + r * KS + c * 8, vb + src * p.vss + c * 8, in);
+    }
+    commitCopies();
+  };
 #pragma unroll
-      for (int i = 0; i < 8; ++i)
-        vt[(c * 8 + i) * VS + r] = e[i];
-    }
+  for (int i = 0; i < kStages<D> - 1; ++i)
+    copyTile(i);
+  for (int tile = 0; tile < tiles; ++tile) {
+    const int t0 = tile * kKeys;
+    // Start the copy kStages - 1 tiles ahead (into the buffer of the previous tile, which
+    // every warp has left: the sync at the end of the loop), then wait for this tile's:
+    // the kStages - 1 younger groups may stay in flight.
+    copyTile(tile + kStages<D> - 1);
+    waitCopies<kStages<D> - 1>();
     __syncthreads();
+    const T *kt = ks + (tile % kStages<D>) * kTileElems, *vt = vs + (tile % kStages<D>) * kTileElems;
 
     // S = q k^T: s[j] holds keys t0 + 8j + 2t (+1) of rows g (regs 0, 1) and g+8 (2, 3).
     float s[STILES][4];
 #pragma unroll
     for (int j = 0; j < STILES; ++j) {
       s[j][0] = s[j][1] = s[j][2] = s[j][3] = 0.0f;
-      const T *kr = ks + (j * 8 + g) * KS + 2 * t;
+      const T *kr = kt + (j * 8 + g) * KS + 2 * t;
 #pragma unroll
       for (int kk = 0; kk < KSTEPS; ++kk)
         mma16816(s[j], qf[kk], load2(kr + kk * 16), load2(kr + kk * 16 + 8), T{});
@@ -179,12 +228,18 @@ __global__ void __launch_bounds__(kThreads) prefillMmaKernel(PrefillParams p) {
                              pack2(s[2 * kk][2], s[2 * kk][3], T{}),
                              pack2(s[2 * kk + 1][0], s[2 * kk + 1][1], T{}),
                              pack2(s[2 * kk + 1][2], s[2 * kk + 1][3], T{})};
+      // Lane l addresses key row 16 kk + 8 ((l / 8) % 2) + l % 8 at channels of d tile
+      // n + l / 16: b[0], b[1] are d tile n's B fragment, b[2], b[3] d tile n + 1's.
+      const T *vr = vt + (kk * 16 + ((lane / 8) % 2) * 8 + lane % 8) * KS + (lane / 16) * 8;
 #pragma unroll
-      for (int n = 0; n < DTILES; ++n) {
-        const T *vr = vt + (n * 8 + g) * VS + kk * 16 + 2 * t;
-        mma16816(o[n], a, load2(vr), load2(vr + 8), T{});
+      for (int n = 0; n < DTILES; n += 2) {
+        uint32_t bf[4];
+        loadMatricesTransposed(bf, vr + n * 8);
+        mma16816(o[n], a, bf[0], bf[1], T{});
+        mma16816(o[n + 1], a, bf[2], bf[3], T{});
       }
     }
+    __syncthreads(); // this buffer is refilled kStages - 1 tiles later
   }
 
   T *ob = static_cast<T *>(p.out) + b * p.osb + hq * p.osh;
@@ -206,7 +261,13 @@ __global__ void __launch_bounds__(kThreads) prefillMmaKernel(PrefillParams p) {
 template <typename T, int D>
 void launchMma(cudaStream_t stream, const PrefillParams &p, int64_t batch, int64_t qHeads) {
   const dim3 grid(unsigned((p.qLen + kRows - 1) / kRows), unsigned(qHeads), unsigned(batch));
-  launchKernel(prefillMmaKernel<T, D>, grid, kThreads, 0, stream, p);
+  constexpr size_t smem = sharedBytes<T, D>();
+  if constexpr (smem > 48 * 1024) { // beyond the default needs the opt-in, once per kernel
+    static const cudaError_t optIn = cudaFuncSetAttribute(
+        prefillMmaKernel<T, D>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+    checkCuda(optIn, "cuda prefillAttention (tensor cores): allowing its shared memory");
+  }
+  launchKernel(prefillMmaKernel<T, D>, grid, kThreads, smem, stream, p);
 }
 
 template <typename T>

@@ -45,6 +45,12 @@ constexpr int kTileCols = kColThreads * 8;           // 64 columns per block
 constexpr int kUnroll = 8;                           // loads in flight per thread
 constexpr int kChunkQuantum = kRowThreads * kUnroll; // 256 rows
 constexpr int kMaxChunk = 8192;                      // x chunk in shared memory: 32 KiB
+// Blocks per multiprocessor planGemv sizes the grid for, and that the registers of the
+// 16-bit kernels must let be resident (at most 64 per thread: the rolling loads of
+// gemvKernel took 70-74 otherwise, 3 blocks); f32 weights need twice the load registers,
+// and 2 resident blocks (without the bound, 106-110 registers; with 4, heavy spills).
+constexpr int kBlocksPerMultiprocessor = 4;
+template <typename T> constexpr int kResidentBlocks = sizeof(T) == 4 ? 2 : kBlocksPerMultiprocessor;
 constexpr int kMaxClusterSplits = 16; // non-portable thread-block cluster size (sm_90)
 // Fewer splits go through global scratch: on the H200 a cluster of 3 (the fused gate+up
 // projection, N = 11264) took 16.7 us against 13.3 us (cuda_kernel_bench [2]).
@@ -68,9 +74,10 @@ GemvPlan planGemv(int64_t n, int64_t k, size_t availablePartials) {
     p.splits = int(ceilDiv(k, p.chunk));
     p.cluster = p.splits >= kMinClusterSplits && p.splits <= kMaxClusterSplits;
   };
-  // Enough blocks to cover the latency (4 per multiprocessor), chunks of whole rounds.
+  // Enough blocks to cover the latency (all resident at once), chunks of whole rounds.
   plan(std::min(ceilDiv(k, kChunkQuantum),
-                std::max<int64_t>(1, ceilDiv(4LL * multiprocessorCount(), p.tiles))));
+                std::max<int64_t>(1, ceilDiv(int64_t(kBlocksPerMultiprocessor) *
+                                                 multiprocessorCount(), p.tiles))));
   // Splits reduced through scratch must fit it (K > 8 * 8192 may still need more).
   if (!p.cluster && p.splits > 1 && size_t(p.splits) * size_t(n) > availablePartials)
     plan(std::max<int64_t>(1, int64_t(availablePartials / size_t(n))));
@@ -119,7 +126,7 @@ __device__ float inverseRms(const T *x, const GemvInput &in, int k, float *red) 
 }
 
 template <typename T, bool kCluster>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, kResidentBlocks<T>)
     gemvKernel(const T *__restrict__ x, GemvInput in, const T *__restrict__ w,
                const T *__restrict__ bias, T *__restrict__ y, int n, int k, int chunk,
                Activation act, float *__restrict__ partials, unsigned *__restrict__ counters,
@@ -158,8 +165,11 @@ __global__ void __launch_bounds__(kThreads)
     xs[i] = inputAt(x, in, kBegin + i, inv);
   __syncthreads();
 
+  // Each load is replaced by the next round's as soon as it is used, so kUnroll loads per
+  // thread stay in flight up to the last round.
   float acc[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
   while (kk < kEnd) {
+    const int next = kk + kUnroll * kRowThreads;
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const int row = kk + u * kRowThreads;
@@ -169,11 +179,11 @@ __global__ void __launch_bounds__(kThreads)
         for (int j = 0; j < 8; ++j)
           acc[j] += xv * rawAt(raw[u], j);
       }
+      if (active && next + u * kRowThreads < kEnd)
+        loadRaw8(wp + (kUnroll + u) * step, raw[u]);
     }
-    kk += kUnroll * kRowThreads;
+    kk = next;
     wp += kUnroll * step;
-    if (kk < kEnd)
-      loadRound();
   }
 #pragma unroll
   for (int j = 0; j < 8; ++j)

@@ -431,11 +431,14 @@ void benchDecodeStep(cudaStream_t s, Blas &blas, double copyBw) {
       counters(std::max<size_t>(1, need.counterCount) * 4);
   checkCuda(cudaMemset(counters.get(), 0, counters.bytes()), "memset");
   int fuse = 0; // 0: no fused inputs; 1: SwiGLU into down; 2: and the RMSNorms; 3: and the step
+  Blas::Path path = Blas::Path::automatic;
   auto linear = [&](const void *in, const uint16_t *w, void *out, int64_t k, int64_t n,
                     GemvInput input = {}) {
     Blas::LinearArgs a = oneRowLinear(DType::bf16, in, w, out, k, n);
     a.input = input;
     a.constantWeight = true;
+    // A fused input runs on the GEMV only (without PDL, choosePath would take cuBLASLt).
+    a.path = input.rmsNorm || input.up ? Blas::Path::gemv : path;
     blas.linear(s, a);
   };
   // add + RMSNorm of x and res into h, then h W; with fuse = 2 one GEMV does both.
@@ -523,21 +526,26 @@ void benchDecodeStep(cudaStream_t s, Blas &blas, double copyBw) {
   struct Variant {
     bool pdl;
     int fuse;
+    Blas::Path path; ///< of the products without a fused input
     const char *name;
   };
-  const Variant variants[] = {{false, 0, "PDL off, no fused inputs"},
-                              {true, 0, "PDL on,  no fused inputs"},
-                              {true, 1, "PDL on,  SwiGLU in the down GEMV"},
-                              {true, 2, "PDL on,  SwiGLU and RMSNorms in GEMVs"},
-                              {true, 3, "PDL on,  and rotary + append in attention"},
-                              {false, 3, "PDL off, every fusion (the previous row)"}};
+  const Blas::Path automatic = Blas::Path::automatic, gemv = Blas::Path::gemv;
+  const Variant variants[] = {
+      {false, 0, automatic, "PDL off, no fused inputs (automatic)"},
+      {false, 0, gemv, "PDL off, no fused inputs, own GEMV"},
+      {true, 0, automatic, "PDL on,  no fused inputs"},
+      {true, 1, automatic, "PDL on,  SwiGLU in the down GEMV"},
+      {true, 2, automatic, "PDL on,  SwiGLU and RMSNorms in GEMVs"},
+      {true, 3, automatic, "PDL on,  and rotary + append in attention"},
+      {false, 3, gemv, "PDL off, every fusion, own GEMV"}};
   for (const Variant &v : variants) {
     setProgrammaticDependentLaunch(v.pdl);
     fuse = v.fuse;
+    path = v.path;
     body(); // cuBLASLt plans outside the capture
     checkCuda(cudaStreamSynchronize(s), "warm-up");
     const double ms = graphMs(s, body, 15);
-    std::printf("  %-38s %7.3f ms  %6.0f tokens/s  %5.1f%% of roofline\n", v.name, ms, 1e3 / ms,
+    std::printf("  %-42s %7.3f ms  %6.0f tokens/s  %5.1f%% of roofline\n", v.name, ms, 1e3 / ms,
                 100.0 * roofMs / ms);
   }
   setProgrammaticDependentLaunch(true);
