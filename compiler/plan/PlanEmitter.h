@@ -5,8 +5,8 @@
 // activation's liveness (producing op, last reading op; function results live to the
 // end), converts op attributes generically, marks KV-cache slots (KvCachePattern.h),
 // fills the generation metadata from the graphs and config.json, and writes the plan:
-// header, FlatBuffer, then the weights streamed from their source files into a blob
-// after the FlatBuffer (never all in memory). The file is written under a temporary name
+// header, FlatBuffer, then the weights, from their mapped source files, into a blob
+// after the FlatBuffer (never all in memory: PlanWriter.h). The file is written under a temporary name
 // and renamed, so a failure leaves no plan behind. See docs/plan-format.md.
 //
 //===----------------------------------------------------------------------===//

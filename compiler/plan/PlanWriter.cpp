@@ -7,10 +7,12 @@
 
 #include "mlir/IR/Diagnostics.h"
 
-#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/Parallel.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -121,11 +123,30 @@ void convertElements(const char *data, plan::fb::DType from, plan::fb::DType to,
 /// Elements converted per task when a conversion is spread over threads.
 constexpr size_t kConvertGrain = 1 << 16;
 
-/// Writes `n` source bytes of extent `e` (its `from` elements) as `to` elements, converted
-/// on every hardware thread, `kChunk` plan bytes at a time.
-void write(llvm::raw_ostream &os, const WeightExtent &e, const char *data, uint64_t n) {
+/// Drops the whole pages inside [p, p + n) of a read-only file mapping from this process
+/// (they stay in the page cache; a later read faults them back in). Never called on
+/// anything but a file mapping: on anonymous memory MADV_DONTNEED zeroes the pages.
+/// (mapped_file_region::dontNeed is a no-op on glibc.)
+void releaseMappedPages(const char *p, uint64_t n) {
+  static const uintptr_t page = static_cast<uintptr_t>(llvm::sys::Process::getPageSizeEstimate());
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + page - 1) & ~(page - 1);
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + n) & ~(page - 1);
+  if (begin < end)
+    ::madvise(reinterpret_cast<void *>(begin), end - begin, MADV_DONTNEED);
+}
+
+/// Writes `n` source bytes of extent `e` (its `from` elements, at `data`) as `to`
+/// elements, `kChunk` plan bytes at a time (conversions on every hardware thread), and
+/// releases each chunk's source pages when `mapped`.
+void write(llvm::raw_ostream &os, const WeightExtent &e, const char *data, uint64_t n,
+           bool mapped) {
   if (e.from == e.to) {
-    os.write(data, n);
+    for (uint64_t done = 0; done < n; done += kChunk) {
+      const uint64_t k = std::min<uint64_t>(kChunk, n - done);
+      os.write(data + done, k);
+      if (mapped)
+        releaseMappedPages(data + done, k);
+    }
     return;
   }
   static std::vector<char> out; // reused: one weight is written at a time
@@ -134,11 +155,17 @@ void write(llvm::raw_ostream &os, const WeightExtent &e, const char *data, uint6
   out.resize(std::min(count, perChunk) * toSize);
   for (size_t first = 0; first < count; first += perChunk) {
     const size_t k = std::min(perChunk, count - first);
-    llvm::parallelFor(0, (k + kConvertGrain - 1) / kConvertGrain, [&](size_t t) {
-      const size_t b = t * kConvertGrain, m = std::min(kConvertGrain, k - b);
-      convertElements(data + (first + b) * fromSize, e.from, e.to, m, out.data() + b * toSize);
-    });
+    const char *src = data + first * fromSize;
+    if (k <= kConvertGrain) // small extents (a concat along axis 1 has one per row)
+      convertElements(src, e.from, e.to, k, out.data());
+    else
+      llvm::parallelFor(0, (k + kConvertGrain - 1) / kConvertGrain, [&](size_t t) {
+        const size_t b = t * kConvertGrain, m = std::min(kConvertGrain, k - b);
+        convertElements(src + b * fromSize, e.from, e.to, m, out.data() + b * toSize);
+      });
     os.write(out.data(), k * toSize);
+    if (mapped)
+      releaseMappedPages(src, k * fromSize);
   }
 }
 
@@ -150,6 +177,7 @@ public:
     uint64_t first = 0; ///< index of the piece's first element in the matrix
     const char *data = nullptr;
     plan::fb::DType from = plan::fb::DType::f32, to = plan::fb::DType::f32;
+    bool mapped = false; ///< data is in a file mapping (its pages may be released)
   };
   MatrixElements(std::vector<Piece> pieces, uint64_t elem)
       : pieces_(std::move(pieces)), elem_(elem) {}
@@ -173,6 +201,20 @@ public:
       first += k;
       count -= k;
       ++p;
+    }
+  }
+
+  /// Releases the mapped source pages of elements [first, first + count) (read again
+  /// later, they fault back in from the page cache).
+  void release(uint64_t first, uint64_t count) const {
+    for (size_t p = 0; p < pieces_.size(); ++p) {
+      const Piece &piece = pieces_[p];
+      const uint64_t end = p + 1 < pieces_.size() ? pieces_[p + 1].first : UINT64_MAX;
+      const uint64_t lo = std::max(first, piece.first), hi = std::min(first + count, end);
+      if (piece.mapped && lo < hi) {
+        const uint64_t fromSize = planDTypeSize(piece.from);
+        releaseMappedPages(piece.data + (lo - piece.first) * fromSize, (hi - lo) * fromSize);
+      }
     }
   }
 
@@ -206,7 +248,8 @@ void scatterTile(const char *tile, uint64_t nr, uint64_t nj, char *out, uint64_t
 /// Columns [c0, c0 + n) of the [rows, cols] matrix `m`, transposed into `dst` ([n, rows]),
 /// in 64 x 64 tiles (each tile's rows read once, converted, and written as 64 columns).
 /// Each thread takes 64 rows at a time and walks them across the columns, so the source
-/// (mapped file pages) is read row by row and only the block in memory is written apart.
+/// (mapped file pages) is read row by row and only the block in memory is written apart;
+/// then it releases those rows' source pages.
 void transposeColumns(const MatrixElements &m, uint64_t rows, uint64_t cols, uint64_t c0,
                       uint64_t n, uint64_t elem, char *dst) {
   constexpr uint64_t kTile = 64;
@@ -219,13 +262,15 @@ void transposeColumns(const MatrixElements &m, uint64_t rows, uint64_t cols, uin
         m.read((r0 + r) * cols + c0 + j0, nj, tile + r * kTile * elem);
       scatterTile(tile, nr, nj, dst + (j0 * rows + r0) * elem, rows, elem);
     }
+    m.release(r0 * cols, nr * cols);
   });
 }
 
 /// The weights' source files, each mapped into memory once.
 class SourceFiles {
 public:
-  explicit SourceFiles(StringRef modelDir) : modelDir_(modelDir.str()) {}
+  SourceFiles(StringRef modelDir, StringRef outputPath)
+      : modelDir_(modelDir.str()), outputPath_(outputPath.str()) {}
 
   /// The source bytes of extent `e` (mapped or inline), or null after a diagnostic naming
   /// `w` when they are not all in its file.
@@ -242,27 +287,15 @@ public:
                        << "' (" << src->size << " bytes)";
       return nullptr;
     }
-    touched_.insert(src);
     return src->data() + e.offset;
   }
 
-  /// Writes the whole of `w` (writeBytes), then lets go of the file pages it read: they
-  /// stay in the page cache but leave this process's resident memory, which stays within
-  /// the transpose block and the conversion chunk however large the model.
-  LogicalResult writeEntry(llvm::raw_ostream &os, const WeightEntry &w) {
-    const LogicalResult written = writeBytes(os, w);
-    for (Source *src : touched_) // (mapped_file_region::dontNeed is a no-op on glibc)
-      if (src->map)
-        ::madvise(const_cast<char *>(src->data()), src->size, MADV_DONTNEED);
-    touched_.clear();
-    return written;
-  }
-
-private:
   /// Writes `w`'s extents in order, or, for a transposed weight, the [rows, cols] matrix
-  /// they form as [cols, rows], one block of columns at a time, so memory stays within
-  /// kTransposeBlock.
-  LogicalResult writeBytes(llvm::raw_ostream &os, const WeightEntry &w) {
+  /// they form as [cols, rows], one block of columns at a time. The source pages are let
+  /// go of as they are written (a chunk, or a transposing thread's 64 rows), so resident
+  /// memory stays within the transpose block, the conversion chunk and one chunk of mapped
+  /// pages per thread, however large the weight.
+  LogicalResult writeEntry(llvm::raw_ostream &os, const WeightEntry &w) {
     std::vector<MatrixElements::Piece> pieces;
     uint64_t first = 0;
     const uint64_t elem =
@@ -271,14 +304,15 @@ private:
       const char *data = bytesOf(w, e);
       if (!data)
         return failure();
-      pieces.push_back({first, data, e.from, e.to});
+      pieces.push_back({first, data, e.from, e.to, !e.bytes});
       first += e.length / elem;
     }
     // A transpose of one row or one column is the same bytes.
     if (!w.transpose || w.transpose->rows == 1 || w.transpose->cols == 1) {
       for (size_t i = 0; i < w.extents.size(); ++i)
         write(os, w.extents[i], pieces[i].data,
-              static_cast<uint64_t>(w.extents[i].length * w.extents[i].sourceRatio()));
+              static_cast<uint64_t>(w.extents[i].length * w.extents[i].sourceRatio()),
+              pieces[i].mapped);
       return success();
     }
     const uint64_t rows = w.transpose->rows, cols = w.transpose->cols;
@@ -332,9 +366,14 @@ private:
       emitError(w.loc) << "weight '" << w.name << "': cannot read '" << path << "': " << why;
       return nullptr;
     };
-    uint64_t size = 0;
-    if (std::error_code ec = llvm::sys::fs::file_size(path, size))
+    llvm::sys::fs::file_status st;
+    if (std::error_code ec = llvm::sys::fs::status(path, st))
       return fail(ec.message());
+    if (!llvm::sys::fs::is_regular_file(st)) // a FIFO would block, a directory has no bytes
+      return fail("not a regular file");
+    if (llvm::sys::fs::equivalent(path, outputPath_))
+      return fail("it is the output path: the plan would replace its own weights");
+    const uint64_t size = st.getSize();
     llvm::Expected<llvm::sys::fs::file_t> fd = llvm::sys::fs::openNativeFileForRead(path);
     if (!fd)
       return fail(llvm::toString(fd.takeError()));
@@ -351,9 +390,8 @@ private:
     return &(files_[source] = std::move(src));
   }
 
-  std::string modelDir_;
+  std::string modelDir_, outputPath_;
   std::map<std::string, Source> files_;
-  llvm::SmallPtrSet<Source *, 4> touched_; ///< files read by the weight being written
 };
 
 } // namespace
@@ -371,14 +409,14 @@ LogicalResult writePlanFile(StringRef outputPath, ArrayRef<uint8_t> flatbuffer,
   header.blobSize = weights.blobSize();
   fileBytes = header.blobOffset + header.blobSize; // read by the caller on success only
 
-  // Header, FlatBuffer and the weights streamed from their source files into `os`.
+  // Header, FlatBuffer and the weights, from their mapped source files, into `os`.
   auto write = [&](llvm::raw_fd_ostream &os, StringRef name) -> LogicalResult {
     os.write(reinterpret_cast<const char *>(&header), sizeof(header));
     os.write(reinterpret_cast<const char *>(flatbuffer.data()), flatbuffer.size());
     uint64_t pos = header.fbOffset + header.fbSize;
     writeZeros(os, header.blobOffset - pos);
     pos = 0; // from here on, relative to the blob
-    SourceFiles files(modelDir);
+    SourceFiles files(modelDir, outputPath);
     for (const WeightEntry &w : weights.entries()) {
       writeZeros(os, w.blobOffset - pos);
       if (failed(files.writeEntry(os, w))) {
@@ -416,6 +454,9 @@ LogicalResult writePlanFile(StringRef outputPath, ArrayRef<uint8_t> flatbuffer,
   if (std::error_code ec = llvm::sys::fs::createUniqueFile(outputPath + ".tmp-%%%%%%", fd, tmpPath))
     return emitError(loc) << "cannot create '" << outputPath << "': " << ec.message();
   llvm::FileRemover remover(tmpPath);
+  // Ctrl-C or SIGTERM while writing leaves no temporary file either.
+  llvm::sys::RemoveFileOnSignal(tmpPath);
+  auto keepOnSignal = llvm::make_scope_exit([&] { llvm::sys::DontRemoveFileOnSignal(tmpPath); });
   {
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
     if (failed(write(os, tmpPath)))

@@ -10,12 +10,15 @@
 namespace mm {
 
 /// Writes the plan file layout of runtime/plan/PlanFormat.h: header, `flatbuffer`, zero
-/// padding to a 4 KiB boundary, then every weight of `weights` copied in 4 MiB chunks
-/// extent by extent from its source files (relative sources are tried as given, then
-/// under `modelDir`; each file is opened once) or inline bytes, to its
-/// blob offset. Writes to a temporary file next to `outputPath` and renames it at the
-/// end; on any error (diagnostic at the weight's location, or at `loc` for I/O) the
-/// temporary file is removed and nothing is left at `outputPath`.
+/// padding to a 4 KiB boundary, then every weight of `weights` at its blob offset, extent
+/// by extent from its source files (relative sources are tried as given, then under
+/// `modelDir`; each regular file is mapped into memory once, and its pages are released
+/// as they are written) or inline bytes. Conversions and transposes run on every hardware
+/// thread (llvm::parallelFor); the plan is the same whatever the thread count. Writes to
+/// a temporary file next to `outputPath` (removed on a signal too) and renames it at the
+/// end; on any error (diagnostic at the weight's location, or at `loc` for I/O; a weight
+/// source that is `outputPath` itself, or not a regular file, is an error) the temporary
+/// file is removed and nothing is left at `outputPath`.
 mlir::LogicalResult writePlanFile(llvm::StringRef outputPath, llvm::ArrayRef<uint8_t> flatbuffer,
                                   const WeightTable &weights, llvm::StringRef modelDir,
                                   mlir::Location loc, uint64_t &fileBytes);

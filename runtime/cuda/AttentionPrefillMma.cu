@@ -11,9 +11,9 @@
 // CLIP-L/14-336 image is 10 tiles, and a block per (query tile, head) leaves about one
 // block per multiprocessor to hide the latency). K rows are the B operand of S = q k^T as
 // they are; the B operand of O = P V is read from V with ldmatrix.trans (PTX ISA, "Warp
-// Level Matrix Load Instruction: ldmatrix"). The scores of a tile stay in the C fragments: scaled into the
-// log2 domain, masked, and reduced per row across the 4 threads that share it (online
-// softmax, Milakov & Gimelshein 2018); the C fragments of two 8-key tiles are the A
+// Level Matrix Load Instruction: ldmatrix"). The scores of a tile stay in the C
+// fragments: scaled into the log2 domain, masked, and reduced per row across the 4
+// threads that share it (online softmax, Milakov & Gimelshein 2018); the C fragments of two 8-key tiles are the A
 // fragment of the next product, rounded to the element type (as FlashAttention and
 // PyTorch's SDPA do: the probabilities are the tensor cores' inputs). The row sums are
 // kept in f32 and the output divided once at the end.
@@ -39,12 +39,12 @@ constexpr int kKeys = 64;          // keys per shared-memory tile
 constexpr int kPad = 8;            // elements of padding per shared-memory row
 
 /// Shared-memory buffers of K and V tiles: copies of up to kStages - 1 tiles ahead are in
-/// flight during a tile's products.
-template <int D> constexpr int kStages = 2;
+/// flight during a tile's products (3 measured no faster than 2 on the H200).
+constexpr int kStages = 2;
 
 /// Shared memory of one block: kStages tiles of K and of V.
 template <typename T, int D> constexpr size_t sharedBytes() {
-  return size_t(kStages<D>) * 2 * kKeys * (D + kPad) * sizeof(T);
+  return size_t(kStages) * 2 * kKeys * (D + kPad) * sizeof(T);
 }
 
 /// 16 bytes from global to shared memory without passing through registers (cp.async.cg,
@@ -104,7 +104,7 @@ __device__ __forceinline__ uint32_t load2(const void *p) {
 template <typename T, int D>
 __global__ void __launch_bounds__(kThreads) prefillMmaKernel(PrefillParams p) {
   static_assert(D % 16 == 0, "head dim must be a multiple of 16");
-  static_assert(kStages<D> >= 2, "a tile's copy overlaps the previous tile's products");
+  static_assert(kStages >= 2, "a tile's copy overlaps the previous tile's products");
   constexpr int KSTEPS = D / 16; // k steps of q k^T
   constexpr int DTILES = D / 8;  // n tiles of P V
   constexpr int STILES = kKeys / 8;
@@ -112,7 +112,7 @@ __global__ void __launch_bounds__(kThreads) prefillMmaKernel(PrefillParams p) {
   constexpr int kTileElems = kKeys * KS;
   extern __shared__ __align__(16) unsigned char shared[];
   T *ks = reinterpret_cast<T *>(shared); // [stage][key][d]
-  T *vs = ks + kStages<D> * kTileElems;  // [stage][key][d]
+  T *vs = ks + kStages * kTileElems;  // [stage][key][d]
 
   gridDependencySync();
   const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
@@ -153,7 +153,7 @@ __global__ void __launch_bounds__(kThreads) prefillMmaKernel(PrefillParams p) {
       commitCopies();
       return;
     }
-    T *kd = ks + (tile % kStages<D>) * kTileElems, *vd = vs + (tile % kStages<D>) * kTileElems;
+    T *kd = ks + (tile % kStages) * kTileElems, *vd = vs + (tile % kStages) * kTileElems;
     for (int idx = threadIdx.x; idx < kKeys * (D / 8); idx += kThreads) {
       const int r = idx / (D / 8), c = idx % (D / 8), key = tile * kKeys + r;
       const bool in = key < kvEnd;
@@ -164,17 +164,17 @@ __global__ void __launch_bounds__(kThreads) prefillMmaKernel(PrefillParams p) {
     commitCopies();
   };
 #pragma unroll
-  for (int i = 0; i < kStages<D> - 1; ++i)
+  for (int i = 0; i < kStages - 1; ++i)
     copyTile(i);
   for (int tile = 0; tile < tiles; ++tile) {
     const int t0 = tile * kKeys;
     // Start the copy kStages - 1 tiles ahead (into the buffer of the previous tile, which
     // every warp has left: the sync at the end of the loop), then wait for this tile's:
     // the kStages - 1 younger groups may stay in flight.
-    copyTile(tile + kStages<D> - 1);
-    waitCopies<kStages<D> - 1>();
+    copyTile(tile + kStages - 1);
+    waitCopies<kStages - 1>();
     __syncthreads();
-    const T *kt = ks + (tile % kStages<D>) * kTileElems, *vt = vs + (tile % kStages<D>) * kTileElems;
+    const T *kt = ks + (tile % kStages) * kTileElems, *vt = vs + (tile % kStages) * kTileElems;
 
     // S = q k^T: s[j] holds keys t0 + 8j + 2t (+1) of rows g (regs 0, 1) and g+8 (2, 3).
     float s[STILES][4];

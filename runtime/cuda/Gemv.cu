@@ -74,7 +74,8 @@ GemvPlan planGemv(int64_t n, int64_t k, size_t availablePartials) {
     p.splits = int(ceilDiv(k, p.chunk));
     p.cluster = p.splits >= kMinClusterSplits && p.splits <= kMaxClusterSplits;
   };
-  // Enough blocks to cover the latency (all resident at once), chunks of whole rounds.
+  // Enough blocks to cover the latency (4 per multiprocessor: all resident at once for
+  // 16-bit weights, two waves for f32), chunks of whole rounds.
   plan(std::min(ceilDiv(k, kChunkQuantum),
                 std::max<int64_t>(1, ceilDiv(int64_t(kBlocksPerMultiprocessor) *
                                                  multiprocessorCount(), p.tiles))));

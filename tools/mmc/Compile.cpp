@@ -7,6 +7,7 @@
 #include "compiler/support/OpStats.h"
 #include "tools/mmc/FusionReport.h"
 #include "mm/MMDialect.h"
+#include "runtime/plan/PlanFormat.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -18,6 +19,9 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <cstring>
+#include <fstream>
 
 namespace mm {
 namespace {
@@ -127,11 +131,28 @@ std::string parseBindings(const std::vector<std::string> &specs,
   return "";
 }
 
+namespace {
+
+/// True when `path` is a regular file that starts with the plan magic.
+bool isPlanFile(const std::string &path) {
+  if (!llvm::sys::fs::is_regular_file(path))
+    return false;
+  std::ifstream in(path, std::ios::binary);
+  char magic[sizeof(plan::kPlanMagic)] = {};
+  return in.read(magic, sizeof(magic)) && std::memcmp(magic, plan::kPlanMagic, sizeof(magic)) == 0;
+}
+
+} // namespace
+
 int runCompile(const CompileRequest &request) {
+  // `-o` naming the model itself would replace it (or, on failure, delete it).
+  if (llvm::sys::fs::equivalent(request.output, request.input))
+    return usageError("the output '" + request.output + "' is the input model; choose another -o");
   int rc = compile(request);
   // The plan is written through a temporary file, so a failure leaves none; a stale plan of
-  // the same name is removed (as a C compiler does), never a directory or a special file.
-  if (rc != 0 && llvm::sys::fs::is_regular_file(request.output))
+  // the same name is removed (as a C compiler does): only a file that is a plan, never a
+  // directory, a special file, or anything else the output path may name.
+  if (rc != 0 && isPlanFile(request.output))
     llvm::sys::fs::remove(request.output);
   return rc;
 }

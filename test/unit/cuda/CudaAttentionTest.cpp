@@ -101,6 +101,8 @@ TEST_F(CudaAttentionTest, PrefillMatchesReference) {
       {1, 4, 2, 150, 150, 128, true, MaskKind::additive},
       {2, 2, 2, 70, 130, 64, false, MaskKind::boolean}, // row 3 fully masked
       {1, 2, 1, 65, 200, 96, true, MaskKind::none},      // 65 queries after 135 cached keys
+      {1, 2, 1, 100, 260, 80, false, MaskKind::boolean}, // 5 key tiles, more than the buffers
+      {1, 2, 2, 64, 128, 64, false, MaskKind::none},     // whole tiles only
   };
   for (DType dtype : kAllTypes)
     for (const PrefillCase &c : cases) {
