@@ -6,7 +6,7 @@
 // GEMMs go through cuBLASLt with the bias, GELU (tanh form) and ReLU epilogues it offers;
 // other activations run as one extra elementwise launch (on the GEMM's rounded output,
 // as PyTorch does). For M = 1 (batch-1 decode) an own bandwidth-bound GEMV kernel
-// (16-byte loads, split-K reduced through scratch, optional
+// (16-byte loads, split-K reduced in a thread-block cluster or through scratch, optional
 // fused SwiGLU or RMSNorm input) is used instead: for every N with programmatic dependent
 // launch (its weight loads overlap the previous kernel), for narrow N only without it
 // (see Blas::choosePath and the numbers in runtime/cuda/README.md).
@@ -47,7 +47,8 @@ struct GemvInput {
 
 /// GEMV y[N] = act(in(x)[K] W[K, N] + bias[N]) (W row-major [K, N], bias may be null; in
 /// as GemvInput says) with the K dimension split over blocks when that gives the GPU more
-/// parallelism, the splits' partial sums meeting in `scratch` (size from gemvScratch). N must be a multiple of 8 and x, W, y, bias
+/// parallelism: 4 to 16 splits in a grid of at most 3 blocks per multiprocessor are
+/// reduced inside a thread-block cluster, others through `scratch` (size from gemvScratch). N must be a multiple of 8 and x, W, y, bias
 /// 16-byte aligned (gemvSupported says whether a call qualifies).
 /// With `constantWeight` (W is written by no launch that may still be in flight: weights
 /// uploaded at load) the kernel issues its first weight loads before it waits for the

@@ -9,12 +9,15 @@
 // (constantWeight) those first loads are issued before the kernel waits for the previous
 // kernel (programmatic dependent launch), so they overlap its tail too. The block sums its 32 row-partials in
 // shared memory. When there are too few column tiles to fill the GPU, K is split over
-// blocks (grid.y) and the splits meet in global scratch: each block writes f32 partial
-// sums and the last block of a column tile to arrive (an atomic counter, reset by that
-// block) adds them in split order, so the results are deterministic. (Splits reduced in
-// a thread-block cluster through distributed shared memory, from session 4 to 8, were
-// slower at the 7B's sizes on the H200: a whole decode step 4.183 ms against 3.970 ms
-// through scratch, the 4096 x 4096 projection 12.3 against 9.8 us; runtime/cuda/README.md.)
+// blocks (grid.y). From 4 up to 16 splits, in a grid of at most 3 blocks per
+// multiprocessor, the splits of a column tile form one thread-block cluster (sm_90;
+// beyond 8, the non-portable cluster sizes the H100/H200 allow): each block leaves its 64
+// sums in shared memory and the cluster's first block adds them in split order through
+// distributed shared memory. Other splits (fewer than 4, more than 16: narrow outputs with
+// a long K, or fuller grids such as the 7B's projections) go through global scratch: each
+// block writes f32 partial sums and the last block of a column tile to arrive (an atomic
+// counter, reset by that block) adds them in split order. Either way the results are
+// deterministic.
 //
 // Fused inputs (GemvInput): the SwiGLU of x and up, or the RMSNorm of x (+ residual), is
 // formed while the block stages its chunk of the input, and rounded to the element type
@@ -29,8 +32,12 @@
 
 #include <algorithm>
 
+#include <cooperative_groups.h>
+
 namespace mm::rt::cuda {
 namespace {
+
+namespace cg = cooperative_groups;
 
 constexpr int kColThreads = 8;                       // threads across a tile's columns
 constexpr int kRowThreads = 32;                      // threads down K
@@ -45,9 +52,21 @@ constexpr int kMaxChunk = 8192;                      // x chunk in shared memory
 // and 2 resident blocks (without the bound, 106-110 registers; with 4, heavy spills).
 constexpr int kBlocksPerMultiprocessor = 4;
 template <typename T> constexpr int kResidentBlocks = sizeof(T) == 4 ? 2 : kBlocksPerMultiprocessor;
+constexpr int kMaxClusterSplits = 16; // non-portable thread-block cluster size (sm_90)
+// Fewer splits go through global scratch: on the H200 a cluster of 3 (the fused gate+up
+// projection, N = 11264) took 16.7 us against 13.3 us (cuda_kernel_bench [2]).
+constexpr int kMinClusterSplits = 4;
+// ... and only for grids of at most 3 blocks per multiprocessor: fuller grids place
+// clusters worse than single blocks. On the H200 (cuda_kernel_bench [2], one call, with
+// and without clusters) llava-1b's grids of 256-352 blocks gain from clusters (o_proj
+// 2048 x 2048 4.04 against 4.56 us, down 5632 x 2048 8.18 against 9.30, the fused step
+// 0.898 against 0.925 ms) and the 7B's of 512-576 lose (o_proj 4096 x 4096 12.3 against
+// 9.8 us, down 11008 x 4096 27.1 against 25.6, the fused step 4.183 against 3.970 ms).
+constexpr int kMaxClusterBlocksPerMultiprocessor = 3;
 
 struct GemvPlan {
   int tiles = 0, splits = 1, chunk = 0;
+  bool cluster = false; ///< splits reduced through distributed shared memory
 };
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -61,14 +80,17 @@ GemvPlan planGemv(int64_t n, int64_t k, size_t availablePartials) {
     const int64_t chunk = ceilDiv(ceilDiv(k, splits), kChunkQuantum) * kChunkQuantum;
     p.chunk = int(std::min<int64_t>(chunk, kMaxChunk));
     p.splits = int(ceilDiv(k, p.chunk));
+    p.cluster = p.splits >= kMinClusterSplits && p.splits <= kMaxClusterSplits &&
+                int64_t(p.tiles) * p.splits <=
+                    int64_t(kMaxClusterBlocksPerMultiprocessor) * multiprocessorCount();
   };
   // Enough blocks to cover the latency (4 per multiprocessor: all resident at once for
   // 16-bit weights, two waves for f32), chunks of whole rounds.
   plan(std::min(ceilDiv(k, kChunkQuantum),
                 std::max<int64_t>(1, ceilDiv(int64_t(kBlocksPerMultiprocessor) *
                                                  multiprocessorCount(), p.tiles))));
-  // The splits' partial sums must fit the scratch (K > 8 * 8192 may still need more).
-  if (p.splits > 1 && size_t(p.splits) * size_t(n) > availablePartials)
+  // Splits reduced through scratch must fit it (K > 8 * 8192 may still need more).
+  if (!p.cluster && p.splits > 1 && size_t(p.splits) * size_t(n) > availablePartials)
     plan(std::max<int64_t>(1, int64_t(availablePartials / size_t(n))));
   return p;
 }
@@ -114,7 +136,7 @@ __device__ float inverseRms(const T *x, const GemvInput &in, int k, float *red) 
   return rsqrtf(blockSum(sq, red) / float(k) + in.eps);
 }
 
-template <typename T>
+template <typename T, bool kCluster>
 __global__ void __launch_bounds__(kThreads, kResidentBlocks<T>)
     gemvKernel(const T *__restrict__ x, GemvInput in, const T *__restrict__ w,
                const T *__restrict__ bias, T *__restrict__ y, int n, int k, int chunk,
@@ -195,24 +217,40 @@ __global__ void __launch_bounds__(kThreads, kResidentBlocks<T>)
       finish(sum);
     return;
   }
-  if (threadIdx.x < kTileCols && col < n) {
-    partials[int64_t(split) * n + col] = sum;
-    __threadfence(); // publish the partial before this block is counted
+  if constexpr (kCluster) {
+    // The cluster is this tile's `splits` blocks, ranked by split (cluster dims 1 x splits).
+    __shared__ float sums[kTileCols];
+    if (threadIdx.x < kTileCols)
+      sums[threadIdx.x] = sum;
+    cg::cluster_group cluster = cg::this_cluster();
+    cluster.sync(); // every block's sums are written
+    if (cluster.block_rank() == 0 && threadIdx.x < kTileCols && col < n) {
+      float total = 0.0f;
+      for (int s = 0; s < splits; ++s)
+        total += cluster.map_shared_rank(sums, s)[threadIdx.x];
+      finish(total);
+    }
+    cluster.sync(); // keep every block's shared memory until the first block has read it
+  } else {
+    if (threadIdx.x < kTileCols && col < n) {
+      partials[int64_t(split) * n + col] = sum;
+      __threadfence(); // publish the partial before this block is counted
+    }
+    __syncthreads();
+    if (threadIdx.x == 0)
+      isLast = atomicAdd(&counters[tile], 1u) == unsigned(splits - 1);
+    __syncthreads();
+    if (!isLast)
+      return;
+    if (threadIdx.x < kTileCols && col < n) {
+      float total = 0.0f;
+      for (int s = 0; s < splits; ++s)
+        total += __ldcg(&partials[int64_t(s) * n + col]);
+      finish(total);
+    }
+    if (threadIdx.x == 0)
+      counters[tile] = 0; // ready for the next launch
   }
-  __syncthreads();
-  if (threadIdx.x == 0)
-    isLast = atomicAdd(&counters[tile], 1u) == unsigned(splits - 1);
-  __syncthreads();
-  if (!isLast)
-    return;
-  if (threadIdx.x < kTileCols && col < n) {
-    float total = 0.0f;
-    for (int s = 0; s < splits; ++s)
-      total += __ldcg(&partials[int64_t(s) * n + col]);
-    finish(total);
-  }
-  if (threadIdx.x == 0)
-    counters[tile] = 0; // ready for the next launch
 }
 
 } // namespace
@@ -229,7 +267,7 @@ GemvScratchSize gemvScratch(int64_t n, int64_t k, size_t availablePartialFloats)
   if (n <= 0 || k <= 0)
     return s;
   const GemvPlan p = planGemv(n, k, availablePartialFloats);
-  if (p.splits > 1) {
+  if (p.splits > 1 && !p.cluster) {
     s.partialFloats = size_t(p.splits) * size_t(n);
     s.counterCount = size_t(p.tiles);
   }
@@ -254,7 +292,7 @@ void gemv(cudaStream_t stream, DType dtype, const void *x, const void *w, const 
     fail("cuda gemv: a fused input is SwiGLU or RMSNorm, not both; an RMSNorm input needs a "
          "scale, k a multiple of 8 (k = ", k, ") and 16-byte aligned x, residual and sum");
   const GemvPlan p = planGemv(n, k, scratch.partialCount);
-  if (p.splits > 1 &&
+  if (p.splits > 1 && !p.cluster &&
       (size_t(p.splits) * size_t(n) > scratch.partialCount ||
        size_t(p.tiles) > scratch.counterCount || !scratch.partials || !scratch.counters))
     fail("cuda gemv: split scratch too small for n = ", n, ", k = ", k, " (needs ",
@@ -267,9 +305,18 @@ void gemv(cudaStream_t stream, DType dtype, const void *x, const void *w, const 
     const auto *ws = static_cast<const scalar_t *>(w);
     const auto *bs = static_cast<const scalar_t *>(bias);
     auto *ys = static_cast<scalar_t *>(y);
-    launchKernel(gemvKernel<scalar_t>, grid, kThreads, smem, stream, xs, input, ws, bs,
-                 ys, int(n), int(k), p.chunk, act, scratch.partials, scratch.counters,
-                 constantWeight);
+    if (p.cluster) {
+      // Clusters beyond 8 blocks need the opt-in (once per kernel).
+      static const cudaError_t nonPortable = cudaFuncSetAttribute(
+          gemvKernel<scalar_t, true>, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+      checkCuda(nonPortable, "cuda gemv: allowing clusters of up to 16 blocks");
+      launchClusterKernel(gemvKernel<scalar_t, true>, grid, dim3(1, unsigned(p.splits)), kThreads,
+                          smem, stream, xs, input, ws, bs, ys, int(n), int(k), p.chunk, act,
+                          scratch.partials, scratch.counters, constantWeight);
+    } else
+      launchKernel(gemvKernel<scalar_t, false>, grid, kThreads, smem, stream, xs, input, ws, bs,
+                   ys, int(n), int(k), p.chunk, act, scratch.partials, scratch.counters,
+                   constantWeight);
   });
   checkLaunch("gemv");
 }

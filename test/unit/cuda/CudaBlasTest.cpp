@@ -98,8 +98,9 @@ TEST_F(CudaBlasTest, LinearMatchesReferenceForEveryDtypeEpilogueAndPath) {
       {1, 5632, 64},   // short K: no split
       {1, 40, 5632},   // long K, few columns: 22 splits reduced through scratch
       {1, 11264, 2048}, // fused gate+up: 3 splits reduced through scratch
-      {1, 8448, 2048},  // 4 splits of 2 rounds of loads
-      {1, 2048, 5632},  // decode down projection: 11 splits
+      {1, 8448, 2048},  // 4 splits of 2 rounds of loads, reduced in a cluster
+      {1, 2048, 5632},  // decode down projection: 11 splits, a non-portable cluster
+      {1, 4096, 11008}, // the 7B's down projection: 9 splits of a full grid, through scratch
       {5, 96, 40},     // small GEMM
       {33, 256, 512},  // prefill-like GEMM
   };
@@ -150,8 +151,8 @@ TEST_F(CudaBlasTest, RepeatedSplitGemvLaunchesStayCorrect) {
                 Blas::Path::gemv, gen);
 }
 
-TEST_F(CudaBlasTest, GemvWithALongKReducesManySplits) {
-  // K > 8 * 8192: more than 8 splits of K (at least ceil(K / 8192), whatever the GPU).
+TEST_F(CudaBlasTest, GemvBeyondClusterSplitsReducesThroughScratch) {
+  // K > 8 * 8192: more than 8 splits of K, reduced through the global scratch.
   Blas blas;
   std::mt19937 gen(6);
   for (DType dtype : {DType::f32, DType::bf16})
