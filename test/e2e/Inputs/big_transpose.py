@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""A transposed weight large enough for several of the plan writer's row chunks (4 MiB):
-W [1000, 5000] f32 (20 MB, seed 0) behind mm.transpose, returned, so mmrun writes the
+"""A transposed weight large enough for many of the plan writer's 64 x 64 tiles on several
+threads, with partial tiles at both edges (1000 = 15 x 64 + 40 rows, 5000 = 78 x 64 + 8
+columns): W [1000, 5000] f32 (20 MB, seed 0) behind mm.transpose, returned, so mmrun writes the
 plan's bytes back out (compiled as it is, and with --dtype bf16: written rounded to bf16,
 widened back to f32 at run time for the f32 output).
 
