@@ -30,8 +30,6 @@ namespace mm {
 namespace {
 
 constexpr size_t kChunk = 4 << 20;
-/// Bytes of one column block of a transposed weight held in memory while writing it.
-constexpr uint64_t kTransposeBlock = 64ull << 20;
 
 /// The source as given if it exists, else under modelDir.
 std::string resolveSource(StringRef source, StringRef modelDir) {
@@ -269,8 +267,9 @@ void transposeColumns(const MatrixElements &m, uint64_t rows, uint64_t cols, uin
 /// The weights' source files, each mapped into memory once.
 class SourceFiles {
 public:
-  SourceFiles(StringRef modelDir, StringRef outputPath)
-      : modelDir_(modelDir.str()), outputPath_(outputPath.str()) {}
+  SourceFiles(StringRef modelDir, StringRef outputPath, uint64_t transposeBlockBytes)
+      : modelDir_(modelDir.str()), outputPath_(outputPath.str()),
+        transposeBlockBytes_(transposeBlockBytes) {}
 
   /// The source bytes of extent `e` (mapped or inline), or null after a diagnostic naming
   /// `w` when they are not all in its file.
@@ -291,7 +290,8 @@ public:
   }
 
   /// Writes `w`'s extents in order, or, for a transposed weight, the [rows, cols] matrix
-  /// they form as [cols, rows], one block of columns at a time. The source pages are let
+  /// they form as [cols, rows], one block of columns (at most transposeBlockBytes_) at a
+  /// time. The source pages are let
   /// go of as they are written (a chunk, or a transposing thread's 64 rows), so resident
   /// memory stays within the transpose block, the conversion chunk and one chunk of mapped
   /// pages per thread, however large the weight.
@@ -322,12 +322,12 @@ public:
         }))
       return emitError(w.loc) << "weight '" << w.name << "': " << w.length
                               << " bytes do not form a " << rows << " x " << cols << " matrix";
-    if (rows * elem > kTransposeBlock)
+    if (rows * elem > transposeBlockBytes_)
       return emitError(w.loc) << "weight '" << w.name << "': a " << rows << " x " << cols
-                              << " transpose has columns of more than " << (kTransposeBlock >> 20)
-                              << " MiB, more than the plan writer holds in memory";
+                              << " transpose has columns of " << rows * elem << " bytes, more than the "
+                              << transposeBlockBytes_ << " the plan writer holds in memory";
     const MatrixElements matrix(std::move(pieces), elem);
-    const uint64_t blockCols = std::max<uint64_t>(1, std::min(cols, kTransposeBlock / (rows * elem)));
+    const uint64_t blockCols = std::max<uint64_t>(1, std::min(cols, transposeBlockBytes_ / (rows * elem)));
     char *block = transposeBlock(static_cast<size_t>(blockCols * rows * elem));
     for (uint64_t c0 = 0; c0 < cols; c0 += blockCols) {
       const uint64_t n = std::min(blockCols, cols - c0);
@@ -391,6 +391,7 @@ public:
   }
 
   std::string modelDir_, outputPath_;
+  uint64_t transposeBlockBytes_;
   std::map<std::string, Source> files_;
 };
 
@@ -398,7 +399,7 @@ public:
 
 LogicalResult writePlanFile(StringRef outputPath, ArrayRef<uint8_t> flatbuffer,
                             const WeightTable &weights, StringRef modelDir, Location loc,
-                            uint64_t &fileBytes) {
+                            uint64_t &fileBytes, uint64_t transposeBlockBytes) {
   plan::FileHeader header{};
   std::memcpy(header.magic, plan::kPlanMagic, sizeof(header.magic));
   header.version = plan::kPlanFormatVersion;
@@ -416,7 +417,7 @@ LogicalResult writePlanFile(StringRef outputPath, ArrayRef<uint8_t> flatbuffer,
     uint64_t pos = header.fbOffset + header.fbSize;
     writeZeros(os, header.blobOffset - pos);
     pos = 0; // from here on, relative to the blob
-    SourceFiles files(modelDir, outputPath);
+    SourceFiles files(modelDir, outputPath, transposeBlockBytes);
     for (const WeightEntry &w : weights.entries()) {
       writeZeros(os, w.blobOffset - pos);
       if (failed(files.writeEntry(os, w))) {

@@ -18,10 +18,14 @@ namespace mm {
 /// a temporary file next to `outputPath` (removed on a signal too) and renames it at the
 /// end; on any error (diagnostic at the weight's location, or at `loc` for I/O; a weight
 /// source that is `outputPath` itself, or not a regular file, is an error) the temporary
-/// file is removed and nothing is left at `outputPath`.
+/// file is removed and nothing is left at `outputPath`. A transposed weight is written one
+/// block of whole output rows at a time, at most `transposeBlockBytes` each (the memory the
+/// writer holds besides its conversion chunk); a weight whose output row is longer is an
+/// error. Tests pass a small block to cover several.
 mlir::LogicalResult writePlanFile(llvm::StringRef outputPath, llvm::ArrayRef<uint8_t> flatbuffer,
                                   const WeightTable &weights, llvm::StringRef modelDir,
-                                  mlir::Location loc, uint64_t &fileBytes);
+                                  mlir::Location loc, uint64_t &fileBytes,
+                                  uint64_t transposeBlockBytes = uint64_t(64) << 20);
 
 } // namespace mm
 
