@@ -373,10 +373,16 @@ public:
       return fail("not a regular file");
     if (llvm::sys::fs::equivalent(path, outputPath_))
       return fail("it is the output path: the plan would replace its own weights");
-    const uint64_t size = st.getSize();
     llvm::Expected<llvm::sys::fs::file_t> fd = llvm::sys::fs::openNativeFileForRead(path);
     if (!fd)
       return fail(llvm::toString(fd.takeError()));
+    // The size of the file as opened (it may have been replaced since the check above);
+    // a file truncated while it is mapped is out of reach (the read faults, SIGBUS).
+    if (std::error_code ec = llvm::sys::fs::status(*fd, st)) {
+      llvm::sys::fs::closeFile(*fd);
+      return fail(ec.message());
+    }
+    const uint64_t size = st.getSize();
     Source src;
     src.path = path;
     src.size = size;
