@@ -458,7 +458,12 @@ LogicalResult writePlanFile(StringRef outputPath, ArrayRef<uint8_t> flatbuffer,
 
   llvm::SmallString<256> tmpPath;
   int fd = -1;
-  if (std::error_code ec = llvm::sys::fs::createUniqueFile(outputPath + ".tmp-%%%%%%", fd, tmpPath))
+  // Next to the output, under its name cut to 200 bytes (+ ".tmp-XXXXXX" stays within the
+  // 255 bytes a file name may have).
+  llvm::SmallString<256> tmpModel(llvm::sys::path::parent_path(outputPath));
+  llvm::sys::path::append(tmpModel, llvm::sys::path::filename(outputPath).take_front(200) +
+                                        ".tmp-%%%%%%");
+  if (std::error_code ec = llvm::sys::fs::createUniqueFile(tmpModel, fd, tmpPath))
     return emitError(loc) << "cannot create '" << outputPath << "': " << ec.message();
   llvm::FileRemover remover(tmpPath);
   // Ctrl-C or SIGTERM while writing leaves no temporary file either.
