@@ -70,13 +70,7 @@ protected:
 
 WeightExtent fileExtent(const std::string &source, uint64_t offset, uint64_t planBytes,
                         DType from, DType to) {
-  WeightExtent e;
-  e.source = source;
-  e.offset = offset;
-  e.length = planBytes;
-  e.from = from;
-  e.to = to;
-  return e;
+  return WeightExtent{source, offset, planBytes, /*bytes=*/nullptr, from, to};
 }
 
 template <typename T> T at(const std::vector<char> &blob, uint64_t byteOffset, uint64_t i) {
