@@ -134,10 +134,10 @@ void releaseMappedPages(const char *p, uint64_t n) {
 }
 
 /// Writes `n` source bytes of extent `e` (its `from` elements, at `data`) as `to`
-/// elements, `kChunk` plan bytes at a time (conversions on every hardware thread), and
-/// releases each chunk's source pages when `mapped`.
+/// elements, `kChunk` plan bytes at a time (converted into `out`, on every hardware
+/// thread), and releases each chunk's source pages when `mapped`.
 void write(llvm::raw_ostream &os, const WeightExtent &e, const char *data, uint64_t n,
-           bool mapped) {
+           bool mapped, std::vector<char> &out) {
   if (e.from == e.to) {
     for (uint64_t done = 0; done < n; done += kChunk) {
       const uint64_t k = std::min<uint64_t>(kChunk, n - done);
@@ -147,7 +147,6 @@ void write(llvm::raw_ostream &os, const WeightExtent &e, const char *data, uint6
     }
     return;
   }
-  static std::vector<char> out; // reused: one weight is written at a time
   const size_t fromSize = planDTypeSize(e.from), toSize = planDTypeSize(e.to);
   const size_t count = n / fromSize, perChunk = kChunk / toSize;
   out.resize(std::min(count, perChunk) * toSize);
@@ -312,7 +311,7 @@ public:
       for (size_t i = 0; i < w.extents.size(); ++i)
         write(os, w.extents[i], pieces[i].data,
               static_cast<uint64_t>(w.extents[i].length * w.extents[i].sourceRatio()),
-              pieces[i].mapped);
+              pieces[i].mapped, converted_);
       return success();
     }
     const uint64_t rows = w.transpose->rows, cols = w.transpose->cols;
@@ -356,6 +355,7 @@ public:
   }
   std::unique_ptr<char[]> block_;
   size_t blockBytes_ = 0;
+  std::vector<char> converted_; ///< one chunk of converted elements, reused
 
   Source *open(const WeightEntry &w, const std::string &source) {
     auto it = files_.find(source);
