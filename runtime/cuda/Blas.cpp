@@ -241,10 +241,12 @@ size_t Blas::heuristicQueries() const { return impl_->heuristicQueries; }
 Blas::Path Blas::choosePath(const LinearArgs &a) const {
   if (a.path != Path::automatic)
     return a.path;
-  const bool gemvOk = a.m == 1 && (a.n <= kGemvMaxN || programmaticDependentLaunch()) &&
-                      gemvSupported(a.dtype, a.x, a.w, a.bias, a.y, a.n, a.k) &&
-                      gemvScratch(a.n, a.k, impl_->gemvScratch.partialCount).counterCount <=
-                          impl_->gemvScratch.counterCount;
+  if (a.m != 1 || (a.n > kGemvMaxN && !programmaticDependentLaunch()) ||
+      !gemvSupported(a.dtype, a.x, a.w, a.bias, a.y, a.n, a.k))
+    return Path::cublasLt;
+  const SplitScratch &s = impl_->gemvScratch;
+  const GemvPlan plan = planGemv(a.n, a.k, s.partialCount, multiprocessorCount());
+  const bool gemvOk = gemvScratch(plan, a.n).counterCount <= s.counterCount;
   return gemvOk ? Path::gemv : Path::cublasLt;
 }
 

@@ -45,28 +45,47 @@ struct GemvInput {
   void *sumOut = nullptr;
 };
 
+/// How gemv divides W [K, N] over thread blocks: `tiles` column tiles of 64 (grid x) by
+/// `splits` chunks of `chunk` rows of K (grid y; the last chunk may be shorter; at most
+/// 8192 rows, x's chunk is staged in shared memory). The splits' partial sums meet in
+/// split order, inside a thread-block cluster (`cluster`, 4 to 16 splits) or through
+/// global scratch.
+struct GemvPlan {
+  int tiles = 0, splits = 1, chunk = 0;
+  bool cluster = false;
+};
+/// The plan gemv takes for [k, n] on a GPU of `multiprocessors` SMs with a scratch of
+/// `availablePartialFloats` floats: one wave of resident blocks (the rule and its
+/// measurements are in Gemv.cu and runtime/cuda/README.md). It splits less when the
+/// scratch is smaller than it would like, but K > 8192 always needs ceil(K / 8192)
+/// splits, which may exceed a tiny scratch.
+GemvPlan planGemv(int64_t n, int64_t k, size_t availablePartialFloats, int multiprocessors);
+/// A plan of `splits` chunks of ceil(k / splits) rows rounded up to `rowQuantum` (at
+/// least ceil(k / 8192) splits), for benchmarks and tests that compare plans. Errors on a
+/// bad shape, and on `cluster` outside 4 to 16 splits.
+GemvPlan gemvPlanWithSplits(int64_t n, int64_t k, int splits, int rowQuantum, bool cluster);
+
 /// GEMV y[N] = act(in(x)[K] W[K, N] + bias[N]) (W row-major [K, N], bias may be null; in
-/// as GemvInput says) with the K dimension split over blocks when that gives the GPU more
-/// parallelism: 4 to 16 splits in a grid of at most 3 blocks per multiprocessor are
-/// reduced inside a thread-block cluster, others through `scratch` (size from gemvScratch). N must be a multiple of 8 and x, W, y, bias
-/// 16-byte aligned (gemvSupported says whether a call qualifies).
+/// as GemvInput says) with the K dimension split over blocks as `plan` says (planGemv's
+/// when null). Splits reduced through scratch need `scratch` (size from gemvScratch).
+/// N must be a multiple of 8 and x, W, y, bias 16-byte aligned (gemvSupported says
+/// whether a call qualifies).
 /// With `constantWeight` (W is written by no launch that may still be in flight: weights
 /// uploaded at load) the kernel issues its first weight loads before it waits for the
 /// previous kernel (programmatic dependent launch); otherwise it waits first.
 void gemv(cudaStream_t stream, DType dtype, const void *x, const void *w, const void *bias,
           void *y, int64_t n, int64_t k, Activation act, const SplitScratch &scratch,
-          const GemvInput &input = {}, bool constantWeight = false);
+          const GemvInput &input = {}, bool constantWeight = false,
+          const GemvPlan *plan = nullptr);
 /// True when gemv takes `input` with this x and k (see GemvInput).
 bool gemvInputSupported(const void *x, int64_t k, const GemvInput &input);
-/// The partial floats and counters gemv needs for [k, n] given a scratch of
-/// `availablePartialFloats` floats (0 and 0 when it does not split). gemv splits less when
-/// the scratch is smaller than it would like, but K > 8192 always needs ceil(K / 8192)
-/// splits (x is staged in 32 KiB of shared memory), which may exceed a tiny scratch.
+/// The partial floats and counters a plan for n columns needs (0 and 0 when it does not
+/// reduce through scratch).
 struct GemvScratchSize {
   size_t partialFloats = 0;
   size_t counterCount = 0;
 };
-GemvScratchSize gemvScratch(int64_t n, int64_t k, size_t availablePartialFloats);
+GemvScratchSize gemvScratch(const GemvPlan &plan, int64_t n);
 bool gemvSupported(DType dtype, const void *x, const void *w, const void *bias,
                    const void *y, int64_t n, int64_t k);
 

@@ -44,12 +44,13 @@ constexpr int kRowThreads = 32;                      // threads down K
 constexpr int kThreads = kColThreads * kRowThreads;  // 256
 constexpr int kTileCols = kColThreads * 8;           // 64 columns per block
 constexpr int kUnroll = 8;                           // loads in flight per thread
-constexpr int kChunkQuantum = kRowThreads * kUnroll; // 256 rows
+constexpr int kRound = kRowThreads * kUnroll;        // rows a block reads per round: 256
 constexpr int kMaxChunk = 8192;                      // x chunk in shared memory: 32 KiB
 // Blocks per multiprocessor planGemv sizes the grid for, and that the registers of the
 // 16-bit kernels must let be resident (at most 64 per thread: the rolling loads of
 // gemvKernel took 70-74 otherwise, 3 blocks); f32 weights need twice the load registers,
-// and 2 resident blocks (without the bound, 106-110 registers; with 4, heavy spills).
+// and 2 resident blocks (without the bound, 106-110 registers; with 4, heavy spills), so
+// their grids run in two waves of equal blocks.
 constexpr int kBlocksPerMultiprocessor = 4;
 template <typename T> constexpr int kResidentBlocks = sizeof(T) == 4 ? 2 : kBlocksPerMultiprocessor;
 constexpr int kMaxClusterSplits = 16; // non-portable thread-block cluster size (sm_90)
@@ -64,36 +65,56 @@ constexpr int kMinClusterSplits = 4;
 // 9.8 us, down 11008 x 4096 27.1 against 25.6, the fused step 4.183 against 3.970 ms).
 constexpr int kMaxClusterBlocksPerMultiprocessor = 3;
 
-struct GemvPlan {
-  int tiles = 0, splits = 1, chunk = 0;
-  bool cluster = false; ///< splits reduced through distributed shared memory
-};
-
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-GemvPlan planGemv(int64_t n, int64_t k, size_t availablePartials) {
+/// The plan with `splits` chunks of K (at least ceil(K / 8192)), each ceil(K / splits)
+/// rounded up to `quantum` rows, and the splits that leaves.
+GemvPlan planWithSplits(int64_t n, int64_t k, int64_t splits, int64_t quantum) {
   GemvPlan p;
   p.tiles = int(ceilDiv(n, kTileCols));
-  const int64_t minSplits = ceilDiv(k, kMaxChunk);
-  auto plan = [&](int64_t splits) {
-    splits = std::max(splits, minSplits);
-    const int64_t chunk = ceilDiv(ceilDiv(k, splits), kChunkQuantum) * kChunkQuantum;
-    p.chunk = int(std::min<int64_t>(chunk, kMaxChunk));
-    p.splits = int(ceilDiv(k, p.chunk));
-    p.cluster = p.splits >= kMinClusterSplits && p.splits <= kMaxClusterSplits &&
-                int64_t(p.tiles) * p.splits <=
-                    int64_t(kMaxClusterBlocksPerMultiprocessor) * multiprocessorCount();
-  };
-  // Enough blocks to cover the latency (4 per multiprocessor: all resident at once for
-  // 16-bit weights, two waves for f32), chunks of whole rounds.
-  plan(std::min(ceilDiv(k, kChunkQuantum),
-                std::max<int64_t>(1, ceilDiv(int64_t(kBlocksPerMultiprocessor) *
-                                                 multiprocessorCount(), p.tiles))));
-  // Splits reduced through scratch must fit it (K > 8 * 8192 may still need more).
-  if (!p.cluster && p.splits > 1 && size_t(p.splits) * size_t(n) > availablePartials)
-    plan(std::max<int64_t>(1, int64_t(availablePartials / size_t(n))));
+  splits = std::clamp<int64_t>(splits, ceilDiv(k, kMaxChunk), k);
+  const int64_t chunk = ceilDiv(ceilDiv(k, splits), quantum) * quantum;
+  p.chunk = int(std::min<int64_t>(chunk, kMaxChunk));
+  p.splits = int(ceilDiv(k, p.chunk));
   return p;
 }
+
+} // namespace
+
+GemvPlan planGemv(int64_t n, int64_t k, size_t availablePartialFloats, int multiprocessors) {
+  // One wave (of 16-bit weights): as many splits as let every block be resident at once,
+  // since a block that has to wait for a slot runs its chunk after the others, at a
+  // fraction of the bandwidth. Chunks shorter than 4 rounds are whole rounds (a block's time is then its
+  // rounds of latency), longer ones are cut evenly in 32-row steps (the blocks, all
+  // bandwidth-bound, then end together).
+  const int64_t slots = int64_t(kBlocksPerMultiprocessor) * std::max(1, multiprocessors);
+  const int64_t tiles = ceilDiv(n, kTileCols);
+  const int64_t splits = std::max<int64_t>(1, slots / tiles);
+  const int64_t quantum = ceilDiv(k, splits) < 4 * kRound ? kRound : kRowThreads;
+  GemvPlan p = planWithSplits(n, k, splits, quantum);
+  p.cluster = p.splits >= kMinClusterSplits && p.splits <= kMaxClusterSplits &&
+              int64_t(p.tiles) * p.splits <=
+                  int64_t(kMaxClusterBlocksPerMultiprocessor) * multiprocessors;
+  // Splits reduced through scratch must fit it (K > 8 * 8192 may still need more).
+  if (!p.cluster && p.splits > 1 && size_t(p.splits) * size_t(n) > availablePartialFloats)
+    p = planWithSplits(n, k, std::max<int64_t>(1, int64_t(availablePartialFloats / size_t(n))),
+                       kRowThreads);
+  return p;
+}
+
+GemvPlan gemvPlanWithSplits(int64_t n, int64_t k, int splits, int rowQuantum, bool cluster) {
+  if (n <= 0 || k <= 0 || splits < 1 || rowQuantum < 1)
+    fail("cuda gemv plan: bad shape or splits (n = ", n, ", k = ", k, ", splits = ", splits,
+         ", quantum = ", rowQuantum, ")");
+  GemvPlan p = planWithSplits(n, k, splits, rowQuantum);
+  if (cluster && (p.splits < kMinClusterSplits || p.splits > kMaxClusterSplits))
+    fail("cuda gemv plan: a cluster takes ", kMinClusterSplits, " to ", kMaxClusterSplits,
+         " splits, not ", p.splits);
+  p.cluster = cluster;
+  return p;
+}
+
+namespace {
 
 /// The input vector's element i (of K) as the unfused kernels would have stored it.
 /// `inv` is the RMSNorm's 1 / sqrt(mean(s^2) + eps).
@@ -262,11 +283,8 @@ bool gemvSupported(DType dtype, const void *x, const void *w, const void *bias,
          n <= 2147483647LL && k <= 2147483647LL - kMaxChunk && aligned16(w);
 }
 
-GemvScratchSize gemvScratch(int64_t n, int64_t k, size_t availablePartialFloats) {
+GemvScratchSize gemvScratch(const GemvPlan &p, int64_t n) {
   GemvScratchSize s;
-  if (n <= 0 || k <= 0)
-    return s;
-  const GemvPlan p = planGemv(n, k, availablePartialFloats);
   if (p.splits > 1 && !p.cluster) {
     s.partialFloats = size_t(p.splits) * size_t(n);
     s.counterCount = size_t(p.tiles);
@@ -284,14 +302,18 @@ bool gemvInputSupported(const void *x, int64_t k, const GemvInput &in) {
 
 void gemv(cudaStream_t stream, DType dtype, const void *x, const void *w, const void *bias,
           void *y, int64_t n, int64_t k, Activation act, const SplitScratch &scratch,
-          const GemvInput &input, bool constantWeight) {
+          const GemvInput &input, bool constantWeight, const GemvPlan *plan) {
   if (!gemvSupported(dtype, x, w, bias, y, n, k))
     fail("cuda gemv: unsupported call (", dtypeName(dtype), ", n = ", n, ", k = ", k,
          "; needs f32/f16/bf16, n a multiple of 8 and a 16-byte aligned weight)");
   if (!gemvInputSupported(x, k, input))
     fail("cuda gemv: a fused input is SwiGLU or RMSNorm, not both; an RMSNorm input needs a "
          "scale, k a multiple of 8 (k = ", k, ") and 16-byte aligned x, residual and sum");
-  const GemvPlan p = planGemv(n, k, scratch.partialCount);
+  const GemvPlan p = plan ? *plan : planGemv(n, k, scratch.partialCount, multiprocessorCount());
+  if (p.tiles != ceilDiv(n, kTileCols) || p.chunk < 1 || p.chunk > kMaxChunk ||
+      p.splits != ceilDiv(k, p.chunk))
+    fail("cuda gemv: the plan (", p.tiles, " tiles, ", p.splits, " splits of ", p.chunk,
+         " rows) does not cover n = ", n, ", k = ", k);
   if (p.splits > 1 && !p.cluster &&
       (size_t(p.splits) * size_t(n) > scratch.partialCount ||
        size_t(p.tiles) > scratch.counterCount || !scratch.partials || !scratch.counters))

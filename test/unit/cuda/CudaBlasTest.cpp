@@ -100,7 +100,7 @@ TEST_F(CudaBlasTest, LinearMatchesReferenceForEveryDtypeEpilogueAndPath) {
       {1, 11264, 2048}, // fused gate+up: 3 splits reduced through scratch
       {1, 8448, 2048},  // 4 splits of 2 rounds of loads, reduced in a cluster
       {1, 2048, 5632},  // decode down projection: 11 splits, a non-portable cluster
-      {1, 4096, 11008}, // the 7B's down projection: 9 splits of a full grid, through scratch
+      {1, 4096, 11008}, // the 7B's down projection: 8 splits of 1376 rows, through scratch
       {5, 96, 40},     // small GEMM
       {33, 256, 512},  // prefill-like GEMM
   };
@@ -255,6 +255,82 @@ TEST_F(CudaBlasTest, GemvTakesRmsNormInput) {
   bad.input.scale = buf.get();
   EXPECT_FALSE(blas.gemvTakesInput(bad));
   EXPECT_THROW(blas.linear(stream, bad), Error);
+}
+
+// The GEMV planner needs no GPU: the H200's 132 SMs and Blas's 4M-float scratch.
+TEST(GemvPlanTest, OneWaveOfResidentBlocksWithEvenChunks) {
+  const size_t scratch = size_t(4) << 20;
+  struct Want {
+    int64_t n, k;
+    int splits, chunk;
+    bool cluster;
+  };
+  const Want wants[] = {
+      // LLaVA-7B: at most 4 x 132 = 528 blocks, no block waits for a slot.
+      {12288, 4096, 2, 2048, false}, // qkv: 192 tiles
+      {4096, 4096, 8, 512, false},   // o_proj: 64 tiles, 512 blocks
+      {22016, 4096, 1, 4096, false}, // gate+up: 344 tiles
+      {4096, 11008, 8, 1376, false}, // down: 8 even chunks of 43 x 32 rows
+      {32064, 4096, 1, 4096, false}, // lm_head: 501 tiles
+      // llava-1b: short chunks are whole 256-row rounds, clusters in sparse grids.
+      {2560, 2048, 8, 256, true},   // qkv: 40 tiles, 320 blocks
+      {2048, 2048, 8, 256, true},   // o_proj
+      {11264, 2048, 3, 768, false}, // gate+up: 176 tiles
+      {2048, 5632, 11, 512, true},  // down: 352 blocks
+      {40, 5632, 22, 256, false},   // one tile: 22 splits beyond a cluster
+      {64, 70000, 274, 256, false}, // one tile, long K: a split per round
+  };
+  for (const Want &w : wants) {
+    const GemvPlan p = planGemv(w.n, w.k, scratch, 132);
+    EXPECT_EQ(p.tiles, (w.n + 63) / 64) << w.n << " x " << w.k;
+    EXPECT_EQ(p.splits, w.splits) << w.n << " x " << w.k;
+    EXPECT_EQ(p.chunk, w.chunk) << w.n << " x " << w.k;
+    EXPECT_EQ(p.cluster, w.cluster) << w.n << " x " << w.k;
+    EXPECT_LE(int64_t(p.splits) * p.chunk - w.k, p.chunk - 1) << "a split with no rows";
+  }
+  // A scratch too small for the 22 splits: as many as fit (10 x 64 floats), cut evenly.
+  const GemvPlan small = planGemv(64, 5632, 10 * 64, 132);
+  EXPECT_EQ(small.splits, 10);
+  EXPECT_EQ(small.chunk, 576);
+  EXPECT_FALSE(small.cluster);
+  EXPECT_THROW(gemvPlanWithSplits(4096, 4096, 2, 32, true), Error); // a cluster of 2
+  EXPECT_THROW(gemvPlanWithSplits(0, 4096, 2, 32, false), Error);
+}
+
+TEST_F(CudaBlasTest, GemvFollowsAGivenPlan) {
+  // Plans other than planGemv's (uneven last chunks, a 16-block cluster, scratch with 32-
+  // row chunks) give the same products; a plan that does not cover the shape is refused.
+  std::mt19937 gen(9);
+  const int64_t n = 1024, k = 4000;
+  const HostArray x = randomArray(DType::bf16, k, gen), w = randomArray(DType::bf16, k * n, gen);
+  DeviceBuffer dx = upload(x), dw = upload(w), dy = poisoned(DType::bf16, n);
+  DeviceBuffer partials(size_t(n) * 64 * 4), counters(64 * 4);
+  ASSERT_EQ(cudaMemset(counters.get(), 0, counters.bytes()), cudaSuccess);
+  const SplitScratch scratch{partials.as<float>(), size_t(n) * 64, counters.as<unsigned>(), 64};
+  std::vector<double> want(n), atol(n);
+  for (int64_t j = 0; j < n; ++j) {
+    double sum = 0, mag = 0;
+    for (int64_t i = 0; i < k; ++i) {
+      sum += x.values[i] * w.values[i * n + j];
+      mag += std::fabs(x.values[i] * w.values[i * n + j]);
+    }
+    want[j] = sum;
+    atol[j] = 2e-6 * mag + 1e-30; // f32 accumulation over K, as in checkLinear
+  }
+  for (auto [splits, quantum, cluster] :
+       {std::tuple{16, 32, true}, {5, 32, false}, {3, 256, false}, {7, 32, true}, {1, 32, false}}) {
+    const GemvPlan p = gemvPlanWithSplits(n, k, splits, quantum, cluster);
+    gemv(stream, DType::bf16, dx.get(), dw.get(), nullptr, dy.get(), n, k, Activation::none,
+         scratch, {}, true, &p);
+    expectNear(download(dy, DType::bf16, n), want, 2.0 * unitRoundoff(DType::bf16), atol,
+               "gemv with " + std::to_string(p.splits) + " splits of " +
+                   std::to_string(p.chunk) + (cluster ? " in a cluster" : " through scratch"));
+  }
+  GemvPlan bad = gemvPlanWithSplits(n, k, 4, 32, false);
+  bad.chunk /= 2; // covers half of K
+  EXPECT_THROW(gemv(stream, DType::bf16, dx.get(), dw.get(), nullptr, dy.get(), n, k,
+                    Activation::none, scratch, {}, true, &bad),
+               Error);
 }
 
 TEST_F(CudaBlasTest, PlansAreCachedPerShape) {

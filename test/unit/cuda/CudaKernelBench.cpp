@@ -10,10 +10,13 @@
 //   4. decode attention per layer at KV length 128..4096 (one graph captured once, the
 //      length changed in device memory between replays), split vs not split;
 //   5. prefill attention for a few prompt / vision-encoder shapes, tensor cores vs FMA;
+//   6. the small decode kernels; 7. one whole decode step in one CUDA graph, fusions on
+//      and off; 8. (`plans` only) GEMV plans side by side per shape.
 // Weights rotate through more memory than the 60 MB L2 so that the numbers are DRAM
 // numbers. Times are medians of CUDA-event-timed graph replays.
 //
-// Usage: cuda_kernel_bench [llava-1b|llava-7b]   (default llava-1b)
+// Usage: cuda_kernel_bench [llava-1b|llava-7b] [plans]   (default llava-1b; `plans` runs
+// [1] and [8] only: every GEMV plan worth trying per shape, against planGemv's choice)
 //
 //===----------------------------------------------------------------------===//
 #include "CudaTestUtil.h"
@@ -551,6 +554,65 @@ void benchDecodeStep(cudaStream_t s, Blas &blas, double copyBw) {
   setProgrammaticDependentLaunch(true);
 }
 
+/// [8] Every GEMV plan worth trying per decode shape (splits of K, chunk rounding, cluster
+/// or scratch reduction), timed as [2] times the automatic one; `*` marks planGemv's.
+void benchGemvPlans(cudaStream_t s) {
+  struct Shape {
+    const char *name;
+    int64_t k, n;
+  };
+  const Shape shapes[] = {{"qkv fused", g.hidden, g.hidden + 2 * g.kvHeads * g.headDim},
+                          {"o_proj", g.hidden, g.hidden},
+                          {"gate+up fused", g.hidden, 2 * g.inter},
+                          {"down_proj", g.inter, g.hidden},
+                          {"lm_head", g.hidden, g.vocab}};
+  const int sms = multiprocessorCount();
+  DeviceBuffer partials(size_t(4) << 22), counters(size_t(64) << 12);
+  checkCuda(cudaMemset(counters.get(), 0, counters.bytes()), "memset");
+  const SplitScratch scratch{partials.as<float>(), size_t(4) << 20, counters.as<unsigned>(),
+                             size_t(64) << 10};
+  std::printf("\n[8] GEMV plans, M = 1, bf16, %d SMs (blocks = tiles x splits; * = planGemv)\n",
+              sms);
+  for (const Shape &sh : shapes) {
+    const size_t wElems = size_t(sh.k * sh.n), wBytes = wElems * 2;
+    const int copies = int(std::max<size_t>(2, ((size_t(512) << 20) + wBytes - 1) / wBytes));
+    DeviceBuffer w = randomBf16(wElems * copies, 7);
+    DeviceBuffer x = randomBf16(size_t(sh.k), 8), y(size_t(sh.n) * 2);
+    const int launches = std::max(copies, 24);
+    const GemvPlan chosen = planGemv(sh.n, sh.k, scratch.partialCount, sms);
+    std::vector<GemvPlan> plans;
+    for (int splits : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 14, 16, 20, 24})
+      for (int quantum : {32, 256})
+        for (bool cluster : {false, true}) {
+          const GemvPlan p = gemvPlanWithSplits(sh.n, sh.k, splits, quantum, false);
+          if (cluster && (p.splits < 4 || p.splits > 16))
+            continue;
+          GemvPlan q = p;
+          q.cluster = cluster;
+          const bool seen = std::any_of(plans.begin(), plans.end(), [&](const GemvPlan &o) {
+            return o.splits == q.splits && o.chunk == q.chunk && o.cluster == q.cluster;
+          });
+          if (!seen && int64_t(q.tiles) * q.splits <= 4 * int64_t(sms))
+            plans.push_back(q);
+        }
+    std::printf("%s, K %lld, N %lld:\n", sh.name, (long long)sh.k, (long long)sh.n);
+    for (const GemvPlan &p : plans) {
+      checkCuda(cudaStreamSynchronize(s), "sync");
+      const double ms = graphMs(s, [&] {
+        for (int i = 0; i < launches; ++i)
+          gemv(s, DType::bf16, x.get(), w.as<uint16_t>() + size_t(i % copies) * wElems, nullptr,
+               y.get(), sh.n, sh.k, Activation::none, scratch, {}, true, &p);
+      });
+      const double us = ms * 1e3 / launches;
+      const bool mine = p.splits == chosen.splits && p.chunk == chosen.chunk &&
+                        p.cluster == chosen.cluster;
+      std::printf("  %c splits %2d chunk %4d blocks %4d %-7s %7.2f us %6.0f GB/s\n",
+                  mine ? '*' : ' ', p.splits, p.chunk, p.tiles * p.splits,
+                  p.cluster ? "cluster" : "scratch", us, double(wBytes) / (us * 1e-6) / 1e9);
+    }
+  }
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -559,7 +621,7 @@ int main(int argc, char **argv) {
     if (shape == kLlava7b.name)
       g = kLlava7b;
     else if (shape != kLlava1b.name) {
-      std::fprintf(stderr, "usage: cuda_kernel_bench [llava-1b|llava-7b]\n");
+      std::fprintf(stderr, "usage: cuda_kernel_bench [llava-1b|llava-7b] [plans]\n");
       return 2;
     }
     std::printf("decoder shapes: %s (hidden %lld, intermediate %lld, %lld/%lld heads, head dim "
@@ -583,6 +645,11 @@ int main(int argc, char **argv) {
     std::printf("\n[1] device-to-device copy of 1 GiB (read + write): cudaMemcpyAsync %.0f GB/s, "
                 "copy kernel %.0f GB/s; roofline below uses %.0f GB/s\n",
                 engineBw, kernelBw, copyBw);
+    if (argc > 2 && std::string(argv[2]) == "plans") {
+      benchGemvPlans(s);
+      cudaStreamDestroy(s);
+      return 0;
+    }
     Blas blas;
     benchGemv(s, blas, copyBw);
     benchDecodeGemms(s, blas, copyBw);
