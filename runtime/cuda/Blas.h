@@ -55,8 +55,8 @@ struct GemvPlan {
   bool cluster = false;
 };
 /// The plan gemv takes for [k, n] on a GPU of `multiprocessors` SMs with a scratch of
-/// `availablePartialFloats` floats: one wave of resident blocks (the rule and its
-/// measurements are in Gemv.cu and runtime/cuda/README.md). It splits less when the
+/// `availablePartialFloats` floats: at least a wave of resident blocks, none reading more
+/// than 1024 rows (the rule and its measurements are in Gemv.cu and runtime/cuda/README.md). It splits less when the
 /// scratch is smaller than it would like, but K > 8192 always needs ceil(K / 8192)
 /// splits, which may exceed a tiny scratch.
 GemvPlan planGemv(int64_t n, int64_t k, size_t availablePartialFloats, int multiprocessors);

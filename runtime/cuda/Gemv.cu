@@ -46,6 +46,7 @@ constexpr int kTileCols = kColThreads * 8;           // 64 columns per block
 constexpr int kUnroll = 8;                           // loads in flight per thread
 constexpr int kRound = kRowThreads * kUnroll;        // rows a block reads per round: 256
 constexpr int kMaxChunk = 8192;                      // x chunk in shared memory: 32 KiB
+constexpr int kMaxBlockRows = 4 * kRound;            // planGemv's longest chunk: 1024 rows
 // Blocks per multiprocessor planGemv sizes the grid for, and that the registers of the
 // 16-bit kernels must let be resident (at most 64 per thread: the rolling loads of
 // gemvKernel took 70-74 otherwise, 3 blocks); f32 weights need twice the load registers,
@@ -82,23 +83,26 @@ GemvPlan planWithSplits(int64_t n, int64_t k, int64_t splits, int64_t quantum) {
 } // namespace
 
 GemvPlan planGemv(int64_t n, int64_t k, size_t availablePartialFloats, int multiprocessors) {
-  // One wave (of 16-bit weights): as many splits as let every block be resident at once,
-  // since a block that has to wait for a slot runs its chunk after the others, at a
-  // fraction of the bandwidth. Chunks shorter than 4 rounds are whole rounds (a block's time is then its
-  // rounds of latency), longer ones are cut evenly in 32-row steps (the blocks, all
-  // bandwidth-bound, then end together).
+  // At least one wave of blocks (4 per multiprocessor), and no block reading more than
+  // 4 rounds (1024 rows): short blocks balance over the multiprocessors as they finish,
+  // and the next kernel's blocks (programmatic dependent launch) prefetch into the slots
+  // they free. Chunks are whole rounds. Measured inside the H200's fused decode step
+  // (cuda_kernel_bench ... plans, [9]; runtime/cuda/README.md): for the 7B, qkv 4 x 1024
+  // rows was the fastest of 16 plans (3.865 ms against 3.918 for one wave of 2 x 2048),
+  // gate+up 4 x 1024 of 6 (3.867 against 3.902 for 1 x 4096), o_proj 8 x 512 of 31;
+  // llava-1b's fastest plans were the ones this rule gives, except down (16 x 352, 0.876
+  // against 0.890 ms) and lm_head (1 x 2048, 0.885 against 0.892).
   const int64_t slots = int64_t(kBlocksPerMultiprocessor) * std::max(1, multiprocessors);
   const int64_t tiles = ceilDiv(n, kTileCols);
-  const int64_t splits = std::max<int64_t>(1, slots / tiles);
-  const int64_t quantum = ceilDiv(k, splits) < 4 * kRound ? kRound : kRowThreads;
-  GemvPlan p = planWithSplits(n, k, splits, quantum);
+  const int64_t splits = std::max(ceilDiv(k, kMaxBlockRows), slots / tiles);
+  GemvPlan p = planWithSplits(n, k, splits, kRound);
   p.cluster = p.splits >= kMinClusterSplits && p.splits <= kMaxClusterSplits &&
               int64_t(p.tiles) * p.splits <=
                   int64_t(kMaxClusterBlocksPerMultiprocessor) * multiprocessors;
   // Splits reduced through scratch must fit it (K > 8 * 8192 may still need more).
   if (!p.cluster && p.splits > 1 && size_t(p.splits) * size_t(n) > availablePartialFloats)
     p = planWithSplits(n, k, std::max<int64_t>(1, int64_t(availablePartialFloats / size_t(n))),
-                       kRowThreads);
+                       kRound);
   return p;
 }
 

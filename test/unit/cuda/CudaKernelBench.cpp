@@ -11,12 +11,13 @@
 //      length changed in device memory between replays), split vs not split;
 //   5. prefill attention for a few prompt / vision-encoder shapes, tensor cores vs FMA;
 //   6. the small decode kernels; 7. one whole decode step in one CUDA graph, fusions on
-//      and off; 8. (`plans` only) GEMV plans side by side per shape.
+//      and off; 8. and 9. (`plans` only) GEMV plans side by side per shape, alone and
+//      inside the decode step.
 // Weights rotate through more memory than the 60 MB L2 so that the numbers are DRAM
 // numbers. Times are medians of CUDA-event-timed graph replays.
 //
 // Usage: cuda_kernel_bench [llava-1b|llava-7b] [plans]   (default llava-1b; `plans` runs
-// [1] and [8] only: every GEMV plan worth trying per shape, against planGemv's choice)
+// [1], [8], [7] and [9] only: GEMV plans per shape, alone and inside the decode step)
 //
 //===----------------------------------------------------------------------===//
 #include "CudaTestUtil.h"
@@ -400,6 +401,36 @@ void benchDecodeSmallKernels(cudaStream_t s) {
               static_cast<long long>(g.layers), ms * 1e3 / g.layers, ms * 1e3 / (g.layers * 6));
 }
 
+/// GEMV plans worth trying for [k, n]: 1 to 32 splits, chunks rounded to 32 or 256 rows,
+/// reduced through scratch or (4 to 16 splits) in a cluster; at most `maxBlocks` blocks.
+std::vector<GemvPlan> candidatePlans(int64_t n, int64_t k, int64_t maxBlocks) {
+  std::vector<GemvPlan> plans;
+  for (int splits : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 14, 16, 20, 24, 32})
+    for (int quantum : {32, 256})
+      for (bool cluster : {false, true}) {
+        GemvPlan p = gemvPlanWithSplits(n, k, splits, quantum, false);
+        if (cluster && (p.splits < 4 || p.splits > 16))
+          continue;
+        p.cluster = cluster;
+        const bool seen = std::any_of(plans.begin(), plans.end(), [&](const GemvPlan &o) {
+          return o.splits == p.splits && o.chunk == p.chunk && o.cluster == p.cluster;
+        });
+        if (!seen && int64_t(p.tiles) * p.splits <= maxBlocks)
+          plans.push_back(p);
+      }
+  return plans;
+}
+
+bool samePlan(const GemvPlan &a, const GemvPlan &b) {
+  return a.splits == b.splits && a.chunk == b.chunk && a.cluster == b.cluster;
+}
+
+std::string planName(const GemvPlan &p) {
+  return std::to_string(p.splits) + " x " + std::to_string(p.chunk) +
+         (p.cluster ? " cluster" : " scratch") + " (" + std::to_string(p.tiles * p.splits) +
+         " blocks)";
+}
+
 /// One whole batch-1 decode step of llava-1b's decoder built from the library's launches,
 /// as the executor issues them (per layer: add+RMSNorm, QKV projection, rotary on q and
 /// k, KV append, decode attention, output projection, add+RMSNorm, gate+up projection,
@@ -407,7 +438,9 @@ void benchDecodeSmallKernels(cudaStream_t s) {
 /// in one CUDA graph, at KV length 300; with programmatic dependent launch off and on,
 /// with the SwiGLU and the RMSNorms fused into the GEMVs that read them, and with the
 /// rotary and the KV append done by the attention launch (a fused decode step).
-void benchDecodeStep(cudaStream_t s, Blas &blas, double copyBw) {
+/// With `sweepPlans` ([9]), the fused step again with one projection's GEMV plan changed
+/// at a time (each plan of candidatePlans), then with the fastest plan of each together.
+void benchDecodeStep(cudaStream_t s, Blas &blas, double copyBw, bool sweepPlans) {
   const int64_t cap = 1024, qkvN = g.hidden + 2 * g.kvHeads * g.headDim;
   const size_t perLayer = size_t(g.hidden * qkvN + g.hidden * g.hidden + g.hidden * 2 * g.inter +
                                  g.inter * g.hidden);
@@ -435,8 +468,30 @@ void benchDecodeStep(cudaStream_t s, Blas &blas, double copyBw) {
   checkCuda(cudaMemset(counters.get(), 0, counters.bytes()), "memset");
   int fuse = 0; // 0: no fused inputs; 1: SwiGLU into down; 2: and the RMSNorms; 3: and the step
   Blas::Path path = Blas::Path::automatic;
+  // [9]: a GEMV plan forced on one projection (null: planGemv's, through Blas).
+  struct Projection {
+    const char *name;
+    int64_t k, n;
+    const GemvPlan *forced;
+  };
+  Projection projections[] = {{"qkv", g.hidden, qkvN, nullptr},
+                              {"o_proj", g.hidden, g.hidden, nullptr},
+                              {"gate+up", g.hidden, 2 * g.inter, nullptr},
+                              {"down", g.inter, g.hidden, nullptr},
+                              {"lm_head", g.hidden, g.vocab, nullptr}};
+  const size_t planPartialFloats = size_t(4) << 20, planCounterCount = size_t(64) << 10;
+  DeviceBuffer planPartials(planPartialFloats * 4), planCounters(planCounterCount * 4);
+  checkCuda(cudaMemset(planCounters.get(), 0, planCounters.bytes()), "memset");
+  const SplitScratch planScratch{planPartials.as<float>(), planPartialFloats,
+                                 planCounters.as<unsigned>(), planCounterCount};
   auto linear = [&](const void *in, const uint16_t *w, void *out, int64_t k, int64_t n,
                     GemvInput input = {}) {
+    for (const Projection &p : projections)
+      if (p.forced && p.k == k && p.n == n) {
+        gemv(s, DType::bf16, in, w, nullptr, out, n, k, Activation::none, planScratch, input,
+             true, p.forced);
+        return;
+      }
     Blas::LinearArgs a = oneRowLinear(DType::bf16, in, w, out, k, n);
     a.input = input;
     a.constantWeight = true;
@@ -552,6 +607,47 @@ void benchDecodeStep(cudaStream_t s, Blas &blas, double copyBw) {
                 100.0 * roofMs / ms);
   }
   setProgrammaticDependentLaunch(true);
+  if (!sweepPlans)
+    return;
+  fuse = 3;
+  path = Blas::Path::automatic;
+  const int sms = multiprocessorCount();
+  auto stepMs = [&] {
+    body();
+    checkCuda(cudaStreamSynchronize(s), "warm-up");
+    return graphMs(s, body, 9);
+  };
+  std::printf("\n[9] the fused step of [7] (PDL on) with one projection's GEMV plan changed at a "
+              "time (* = planGemv's)\n");
+  std::vector<GemvPlan> best;
+  for (Projection &pr : projections) {
+    const GemvPlan chosen = planGemv(pr.n, pr.k, size_t(4) << 20, sms);
+    GemvPlan fastest = chosen;
+    double fastestMs = 1e30;
+    for (const GemvPlan &p : candidatePlans(pr.n, pr.k, 12 * sms)) {
+      pr.forced = &p;
+      const double ms = stepMs();
+      std::printf("  %-8s %c %-32s %7.3f ms\n", pr.name, samePlan(p, chosen) ? '*' : ' ',
+                  planName(p).c_str(), ms);
+      if (ms < fastestMs) {
+        fastestMs = ms;
+        fastest = p;
+      }
+    }
+    pr.forced = nullptr;
+    best.push_back(fastest);
+  }
+  for (size_t i = 0; i < best.size(); ++i) {
+    projections[i].forced = &best[i];
+    std::printf("  fastest %-8s %s\n", projections[i].name, planName(best[i]).c_str());
+  }
+  for (bool pdl : {true, false}) {
+    setProgrammaticDependentLaunch(pdl);
+    std::printf("  the fastest of each together, PDL %s: %.3f ms\n", pdl ? "on " : "off", stepMs());
+  }
+  setProgrammaticDependentLaunch(true);
+  for (Projection &pr : projections)
+    pr.forced = nullptr;
 }
 
 /// [8] Every GEMV plan worth trying per decode shape (splits of K, chunk rounding, cluster
@@ -580,21 +676,7 @@ void benchGemvPlans(cudaStream_t s) {
     DeviceBuffer x = randomBf16(size_t(sh.k), 8), y(size_t(sh.n) * 2);
     const int launches = std::max(copies, 24);
     const GemvPlan chosen = planGemv(sh.n, sh.k, scratch.partialCount, sms);
-    std::vector<GemvPlan> plans;
-    for (int splits : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 14, 16, 20, 24})
-      for (int quantum : {32, 256})
-        for (bool cluster : {false, true}) {
-          const GemvPlan p = gemvPlanWithSplits(sh.n, sh.k, splits, quantum, false);
-          if (cluster && (p.splits < 4 || p.splits > 16))
-            continue;
-          GemvPlan q = p;
-          q.cluster = cluster;
-          const bool seen = std::any_of(plans.begin(), plans.end(), [&](const GemvPlan &o) {
-            return o.splits == q.splits && o.chunk == q.chunk && o.cluster == q.cluster;
-          });
-          if (!seen && int64_t(q.tiles) * q.splits <= 4 * int64_t(sms))
-            plans.push_back(q);
-        }
+    const std::vector<GemvPlan> plans = candidatePlans(sh.n, sh.k, 12 * sms);
     std::printf("%s, K %lld, N %lld:\n", sh.name, (long long)sh.k, (long long)sh.n);
     for (const GemvPlan &p : plans) {
       checkCuda(cudaStreamSynchronize(s), "sync");
@@ -604,8 +686,7 @@ void benchGemvPlans(cudaStream_t s) {
                y.get(), sh.n, sh.k, Activation::none, scratch, {}, true, &p);
       });
       const double us = ms * 1e3 / launches;
-      const bool mine = p.splits == chosen.splits && p.chunk == chosen.chunk &&
-                        p.cluster == chosen.cluster;
+      const bool mine = samePlan(p, chosen);
       std::printf("  %c splits %2d chunk %4d blocks %4d %-7s %7.2f us %6.0f GB/s\n",
                   mine ? '*' : ' ', p.splits, p.chunk, p.tiles * p.splits,
                   p.cluster ? "cluster" : "scratch", us, double(wBytes) / (us * 1e-6) / 1e9);
@@ -645,18 +726,19 @@ int main(int argc, char **argv) {
     std::printf("\n[1] device-to-device copy of 1 GiB (read + write): cudaMemcpyAsync %.0f GB/s, "
                 "copy kernel %.0f GB/s; roofline below uses %.0f GB/s\n",
                 engineBw, kernelBw, copyBw);
+    Blas blas;
     if (argc > 2 && std::string(argv[2]) == "plans") {
       benchGemvPlans(s);
+      benchDecodeStep(s, blas, copyBw, true);
       cudaStreamDestroy(s);
       return 0;
     }
-    Blas blas;
     benchGemv(s, blas, copyBw);
     benchDecodeGemms(s, blas, copyBw);
     benchDecodeAttention(s, copyBw);
     benchPrefillAttention(s);
     benchDecodeSmallKernels(s);
-    benchDecodeStep(s, blas, copyBw);
+    benchDecodeStep(s, blas, copyBw, false);
     cudaStreamDestroy(s);
     return 0;
   } catch (const Error &e) {
