@@ -59,7 +59,7 @@ ids="$(cat "$WORK/inputs/prompt_ids.txt")"
 
 target=(--target cpu); [[ $DEVICE == cuda ]] && target=(--target cuda)
 dtype=(); [[ -n "$DTYPE" ]] && dtype=(--dtype "$DTYPE")
-names=()
+names=() compiled=()
 for spec in "${FLAVOURS[@]}"; do
   name="${spec%%=*}" dir="${spec#*=}" out="$WORK/${spec%%=*}"
   names+=("$name")
@@ -71,7 +71,13 @@ for spec in "${FLAVOURS[@]}"; do
   fi
   awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f\n", b - a }' >"$out/compile_seconds"
   "$PY" "$REPO/test/e2e/Inputs/fused_counts.py" <"$out/compile.log" >"$out/fused.txt" || failed=1
-  for ((r = 1; r <= RUNS; r++)); do
+  compiled+=("$name")
+done
+# The runs go round the flavours (run 1 of each, then run 2, ...), so that a drift of the
+# machine over the minutes of the benchmark (clocks, other load) falls on every flavour alike.
+for ((r = 1; r <= RUNS; r++)); do
+  for name in "${compiled[@]}"; do
+    out="$WORK/$name"
     if ! "$MMRUN" "$out/plan.fb" --device "$DEVICE" --pixel-values "$WORK/inputs/pix1.npy" \
         --input-ids "$ids" --max-new-tokens "$NEW_TOKENS" --warmup 1 --json \
         >"$out/gen_$r.json" 2>"$out/gen_$r.log"; then
