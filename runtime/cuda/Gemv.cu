@@ -7,10 +7,11 @@
 // keeps 8 loads in flight, and issues its first 8 before it stages its chunk of x in
 // shared memory, so the two latencies overlap. For a weight uploaded at load
 // (constantWeight) those first loads are issued before the kernel waits for the previous
-// kernel (programmatic dependent launch), so they overlap its tail too. The block sums its 32 row-partials in
-// shared memory. When there are too few column tiles to fill the GPU, K is split over
-// blocks (grid.y). From 4 up to 16 splits, in a grid of at most 3 blocks per
-// multiprocessor, the splits of a column tile form one thread-block cluster (sm_90;
+// kernel (programmatic dependent launch), so they overlap its tail too. The block sums its
+// 32 row-partials in shared memory. K is split over blocks (grid.y) as planGemv says: at
+// least a wave of blocks, none reading more than 1024 rows. From 4 up to 16 splits, in a
+// grid of at most 3 blocks per multiprocessor, the splits of a column tile form one
+// thread-block cluster (sm_90;
 // beyond 8, the non-portable cluster sizes the H100/H200 allow): each block leaves its 64
 // sums in shared memory and the cluster's first block adds them in split order through
 // distributed shared memory. Other splits (fewer than 4, more than 16: narrow outputs with
