@@ -81,7 +81,7 @@ for ((r = 1; r <= RUNS; r++)); do
     if ! "$MMRUN" "$out/plan.fb" --device "$DEVICE" --pixel-values "$WORK/inputs/pix1.npy" \
         --input-ids "$ids" --max-new-tokens "$NEW_TOKENS" --warmup 1 --json \
         >"$out/gen_$r.json" 2>"$out/gen_$r.log"; then
-      log "$name: mmrun FAILED"; tail -n 20 "$out/gen_$r.log" >&2; rm -f "$out/gen_$r.json"; failed=1
+      log "$name: mmrun FAILED (run $r)"; tail -n 20 "$out/gen_$r.log" >&2; rm -f "$out/gen_$r.json"; failed=1
     fi
   done
 done

@@ -246,7 +246,8 @@ Blas::Path Blas::choosePath(const LinearArgs &a) const {
     return Path::cublasLt;
   const SplitScratch &s = impl_->gemvScratch;
   const GemvPlan plan = planGemv(a.n, a.k, s.partialCount, multiprocessorCount());
-  const bool gemvOk = gemvScratch(plan, a.n).counterCount <= s.counterCount;
+  const GemvScratchSize need = gemvScratch(plan, a.n);
+  const bool gemvOk = need.counterCount <= s.counterCount && need.partialFloats <= s.partialCount;
   return gemvOk ? Path::gemv : Path::cublasLt;
 }
 

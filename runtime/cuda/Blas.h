@@ -55,14 +55,17 @@ struct GemvPlan {
   bool cluster = false;
 };
 /// The plan gemv takes for [k, n] on a GPU of `multiprocessors` SMs with a scratch of
-/// `availablePartialFloats` floats: at least a wave of resident blocks, none reading more
-/// than 1024 rows (the rule and its measurements are in Gemv.cu and runtime/cuda/README.md). It splits less when the
-/// scratch is smaller than it would like, but K > 8192 always needs ceil(K / 8192)
-/// splits, which may exceed a tiny scratch.
+/// `availablePartialFloats` floats: as many splits as fit in one wave of resident blocks,
+/// more where a block would read over 1024 rows (the rule and its measurements are in Gemv.cu and runtime/cuda/README.md).
+/// Errors unless n > 0 and 0 < k <= 65535 * 8192. It splits less when the scratch is
+/// smaller than it would like (4 to 16 splits then meet in a cluster), but K > 8192
+/// always needs ceil(K / 8192) splits, and more than 16 may exceed a tiny scratch
+/// (gemvScratch says; Blas then takes cuBLASLt).
 GemvPlan planGemv(int64_t n, int64_t k, size_t availablePartialFloats, int multiprocessors);
 /// A plan of `splits` chunks of ceil(k / splits) rows rounded up to `rowQuantum` (at
-/// least ceil(k / 8192) splits), for benchmarks and tests that compare plans. Errors on a
-/// bad shape, and on `cluster` outside 4 to 16 splits.
+/// most 8192 rows, so at least ceil(k / 8192) splits; at most 65535 splits), for
+/// benchmarks and tests that compare plans. Errors on a bad shape, and on `cluster`
+/// outside 4 to 16 splits.
 GemvPlan gemvPlanWithSplits(int64_t n, int64_t k, int splits, int rowQuantum, bool cluster);
 
 /// GEMV y[N] = act(in(x)[K] W[K, N] + bias[N]) (W row-major [K, N], bias may be null; in

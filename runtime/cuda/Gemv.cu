@@ -8,8 +8,8 @@
 // shared memory, so the two latencies overlap. For a weight uploaded at load
 // (constantWeight) those first loads are issued before the kernel waits for the previous
 // kernel (programmatic dependent launch), so they overlap its tail too. The block sums its
-// 32 row-partials in shared memory. K is split over blocks (grid.y) as planGemv says: at
-// least a wave of blocks, none reading more than 1024 rows. From 4 up to 16 splits, in a
+// 32 row-partials in shared memory. K is split over blocks (grid.y) as planGemv says: as
+// many splits as fit in one wave of blocks, more where a block would read over 1024 rows. From 4 up to 16 splits, in a
 // grid of at most 3 blocks per multiprocessor, the splits of a column tile form one
 // thread-block cluster (sm_90;
 // beyond 8, the non-portable cluster sizes the H100/H200 allow): each block leaves its 64
@@ -48,6 +48,7 @@ constexpr int kUnroll = 8;                           // loads in flight per thre
 constexpr int kRound = kRowThreads * kUnroll;        // rows a block reads per round: 256
 constexpr int kMaxChunk = 8192;                      // x chunk in shared memory: 32 KiB
 constexpr int kMaxBlockRows = 4 * kRound;            // planGemv's longest chunk: 1024 rows
+constexpr int64_t kMaxSplits = 65535;                // grid.y limit
 // Blocks per multiprocessor planGemv sizes the grid for, and that the registers of the
 // 16-bit kernels must let be resident (at most 64 per thread: the rolling loads of
 // gemvKernel took 70-74 otherwise, 3 blocks); f32 weights need twice the load registers,
@@ -69,12 +70,17 @@ constexpr int kMaxClusterBlocksPerMultiprocessor = 3;
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-/// The plan with `splits` chunks of K (at least ceil(K / 8192)), each ceil(K / splits)
-/// rounded up to `quantum` rows, and the splits that leaves.
+bool clusterSplits(int64_t splits) {
+  return splits >= kMinClusterSplits && splits <= kMaxClusterSplits;
+}
+
+/// The plan with `splits` chunks of K (between ceil(K / 8192) and 65535), each
+/// ceil(K / splits) rounded up to `quantum` rows (at most 8192), and the splits that
+/// leaves. n, k > 0 and k <= 65535 * 8192 (gemvSupported).
 GemvPlan planWithSplits(int64_t n, int64_t k, int64_t splits, int64_t quantum) {
   GemvPlan p;
   p.tiles = int(ceilDiv(n, kTileCols));
-  splits = std::clamp<int64_t>(splits, ceilDiv(k, kMaxChunk), k);
+  splits = std::clamp<int64_t>(splits, ceilDiv(k, kMaxChunk), std::min(k, kMaxSplits));
   const int64_t chunk = ceilDiv(ceilDiv(k, splits), quantum) * quantum;
   p.chunk = int(std::min<int64_t>(chunk, kMaxChunk));
   p.splits = int(ceilDiv(k, p.chunk));
@@ -84,8 +90,10 @@ GemvPlan planWithSplits(int64_t n, int64_t k, int64_t splits, int64_t quantum) {
 } // namespace
 
 GemvPlan planGemv(int64_t n, int64_t k, size_t availablePartialFloats, int multiprocessors) {
-  // At least one wave of blocks (4 per multiprocessor), and no block reading more than
-  // 4 rounds (1024 rows): short blocks balance over the multiprocessors as they finish,
+  if (n <= 0 || k <= 0 || k > kMaxSplits * kMaxChunk)
+    fail("cuda gemv plan: bad shape (n = ", n, ", k = ", k, ")");
+  // As many splits as fit in one wave of blocks (4 per multiprocessor), and more where a
+  // block would read more than 4 rounds (1024 rows): short blocks balance over the multiprocessors as they finish,
   // and the next kernel's blocks (programmatic dependent launch) prefetch into the slots
   // they free. Chunks are whole rounds. Measured inside the H200's fused decode step
   // (cuda_kernel_bench ... plans, [9]; runtime/cuda/README.md): for the 7B, qkv 4 x 1024
@@ -97,13 +105,16 @@ GemvPlan planGemv(int64_t n, int64_t k, size_t availablePartialFloats, int multi
   const int64_t tiles = ceilDiv(n, kTileCols);
   const int64_t splits = std::max(ceilDiv(k, kMaxBlockRows), slots / tiles);
   GemvPlan p = planWithSplits(n, k, splits, kRound);
-  p.cluster = p.splits >= kMinClusterSplits && p.splits <= kMaxClusterSplits &&
+  p.cluster = clusterSplits(p.splits) &&
               int64_t(p.tiles) * p.splits <=
                   int64_t(kMaxClusterBlocksPerMultiprocessor) * multiprocessors;
-  // Splits reduced through scratch must fit it (K > 8 * 8192 may still need more).
-  if (!p.cluster && p.splits > 1 && size_t(p.splits) * size_t(n) > availablePartialFloats)
+  // Splits reduced through scratch must fit it: fewer splits, in a cluster when they
+  // can be (K > 16 * 8192 with a scratch too small still needs more: gemvScratch says).
+  if (!p.cluster && p.splits > 1 && size_t(p.splits) * size_t(n) > availablePartialFloats) {
     p = planWithSplits(n, k, std::max<int64_t>(1, int64_t(availablePartialFloats / size_t(n))),
                        kRound);
+    p.cluster = clusterSplits(p.splits);
+  }
   return p;
 }
 
@@ -111,8 +122,10 @@ GemvPlan gemvPlanWithSplits(int64_t n, int64_t k, int splits, int rowQuantum, bo
   if (n <= 0 || k <= 0 || splits < 1 || rowQuantum < 1)
     fail("cuda gemv plan: bad shape or splits (n = ", n, ", k = ", k, ", splits = ", splits,
          ", quantum = ", rowQuantum, ")");
+  if (k > kMaxSplits * kMaxChunk)
+    fail("cuda gemv plan: k = ", k, " is more than 65535 splits of 8192 rows");
   GemvPlan p = planWithSplits(n, k, splits, rowQuantum);
-  if (cluster && (p.splits < kMinClusterSplits || p.splits > kMaxClusterSplits))
+  if (cluster && !clusterSplits(p.splits))
     fail("cuda gemv plan: a cluster takes ", kMinClusterSplits, " to ", kMaxClusterSplits,
          " splits, not ", p.splits);
   p.cluster = cluster;
@@ -285,7 +298,7 @@ bool gemvSupported(DType dtype, const void *x, const void *w, const void *bias,
                    const void *y, int64_t n, int64_t k) {
   (void)bias;
   return isKernelFloat(dtype) && x && w && y && n > 0 && k > 0 && n % 8 == 0 &&
-         n <= 2147483647LL && k <= 2147483647LL - kMaxChunk && aligned16(w);
+         n <= 2147483647LL && k <= kMaxSplits * kMaxChunk && aligned16(w);
 }
 
 GemvScratchSize gemvScratch(const GemvPlan &p, int64_t n) {
@@ -316,9 +329,11 @@ void gemv(cudaStream_t stream, DType dtype, const void *x, const void *w, const 
          "scale, k a multiple of 8 (k = ", k, ") and 16-byte aligned x, residual and sum");
   const GemvPlan p = plan ? *plan : planGemv(n, k, scratch.partialCount, multiprocessorCount());
   if (p.tiles != ceilDiv(n, kTileCols) || p.chunk < 1 || p.chunk > kMaxChunk ||
-      p.splits != ceilDiv(k, p.chunk))
+      p.splits != ceilDiv(k, p.chunk) || p.splits > kMaxSplits ||
+      (p.cluster && !clusterSplits(p.splits)))
     fail("cuda gemv: the plan (", p.tiles, " tiles, ", p.splits, " splits of ", p.chunk,
-         " rows) does not cover n = ", n, ", k = ", k);
+         " rows", p.cluster ? ", in clusters" : "", ") does not cover n = ", n, ", k = ", k,
+         " (or a cluster is not 4 to 16 splits)");
   if (p.splits > 1 && !p.cluster &&
       (size_t(p.splits) * size_t(n) > scratch.partialCount ||
        size_t(p.tiles) > scratch.counterCount || !scratch.partials || !scratch.counters))

@@ -98,7 +98,7 @@ TEST_F(CudaBlasTest, LinearMatchesReferenceForEveryDtypeEpilogueAndPath) {
       {1, 5632, 64},   // short K: no split
       {1, 40, 5632},   // long K, few columns: 22 splits reduced through scratch
       {1, 11264, 2048}, // fused gate+up: 3 splits reduced through scratch
-      {1, 8448, 2048},  // 4 splits of 2 rounds of loads, reduced in a cluster
+      {1, 8448, 2048},  // 4 splits of 2 rounds of loads, 528 blocks: through scratch
       {1, 2048, 5632},  // decode down projection: 11 splits, a non-portable cluster
       {1, 4096, 11008}, // the 7B's down projection: 11 splits, the last shorter, through scratch
       {5, 96, 40},     // small GEMM
@@ -258,7 +258,7 @@ TEST_F(CudaBlasTest, GemvTakesRmsNormInput) {
 }
 
 // The GEMV planner needs no GPU: the H200's 132 SMs and Blas's 4M-float scratch.
-TEST(GemvPlanTest, AtLeastAWaveOfBlocksOfAtMostFourRounds) {
+TEST(GemvPlanTest, UpToAWaveOfBlocksAndChunksOfAtMostFourRounds) {
   const size_t scratch = size_t(4) << 20;
   struct Want {
     int64_t n, k;
@@ -266,7 +266,8 @@ TEST(GemvPlanTest, AtLeastAWaveOfBlocksOfAtMostFourRounds) {
     bool cluster;
   };
   const Want wants[] = {
-      // LLaVA-7B: chunks of at most 1024 rows; at least 4 x 132 = 528 blocks.
+      // LLaVA-7B: as many splits as fit 4 x 132 = 528 blocks, more where chunks would be
+      // longer than 1024 rows.
       {12288, 4096, 4, 1024, false}, // qkv: 192 tiles, 768 blocks
       {4096, 4096, 8, 512, false},   // o_proj: 64 tiles, 512 blocks
       {22016, 4096, 4, 1024, false}, // gate+up: 344 tiles
@@ -288,18 +289,32 @@ TEST(GemvPlanTest, AtLeastAWaveOfBlocksOfAtMostFourRounds) {
     EXPECT_EQ(p.cluster, w.cluster) << w.n << " x " << w.k;
     EXPECT_LE(int64_t(p.splits) * p.chunk - w.k, p.chunk - 1) << "a split with no rows";
   }
-  // A scratch too small for the 22 splits: at most as many as fit (10 x 64 floats).
+  // A scratch too small for the 22 splits: at most as many as fit (10 x 64 floats), which
+  // then need no scratch (a cluster of 8).
   const GemvPlan small = planGemv(64, 5632, 10 * 64, 132);
   EXPECT_EQ(small.splits, 8);
   EXPECT_EQ(small.chunk, 768);
-  EXPECT_FALSE(small.cluster);
+  EXPECT_TRUE(small.cluster);
+  // No scratch at all: the fewest splits (ceil(K / 8192) = 9), in a cluster.
+  const GemvPlan none = planGemv(8, 70000, 0, 132);
+  EXPECT_EQ(none.splits, 9);
+  EXPECT_TRUE(none.cluster);
+  // A long K over one tile stays within CUDA's 65535 blocks along grid.y.
+  const GemvPlan tall = planGemv(8, 67108865, scratch, 132);
+  EXPECT_LE(tall.splits, 65535);
+  EXPECT_EQ(int64_t(tall.splits), (67108865 + tall.chunk - 1) / tall.chunk);
+  EXPECT_LE(gemvPlanWithSplits(8, 70000, 2147483647, 1, false).splits, 65535);
+  EXPECT_THROW(planGemv(0, 4096, scratch, 132), Error);
+  EXPECT_THROW(planGemv(4096, 0, scratch, 132), Error);
+  EXPECT_THROW(planGemv(8, int64_t(65535) * 8192 + 1, scratch, 132), Error);
   EXPECT_THROW(gemvPlanWithSplits(4096, 4096, 2, 32, true), Error); // a cluster of 2
   EXPECT_THROW(gemvPlanWithSplits(0, 4096, 2, 32, false), Error);
 }
 
 TEST_F(CudaBlasTest, GemvFollowsAGivenPlan) {
   // Plans other than planGemv's (uneven last chunks, a 16-block cluster, scratch with 32-
-  // row chunks) give the same products; a plan that does not cover the shape is refused.
+  // row chunks) give the same products; a plan that does not cover the shape, a cluster
+  // of 2, a chunk over 8192 rows or more splits than the scratch holds are refused.
   std::mt19937 gen(9);
   const int64_t n = 1024, k = 4000;
   const HostArray x = randomArray(DType::bf16, k, gen), w = randomArray(DType::bf16, k * n, gen);
@@ -320,17 +335,26 @@ TEST_F(CudaBlasTest, GemvFollowsAGivenPlan) {
   for (auto [splits, quantum, cluster] :
        {std::tuple{16, 32, true}, {5, 32, false}, {3, 256, false}, {7, 32, true}, {1, 32, false}}) {
     const GemvPlan p = gemvPlanWithSplits(n, k, splits, quantum, cluster);
+    ASSERT_EQ(cudaMemset(dy.get(), 0xff, n * 2), cudaSuccess); // NaN: every column written
     gemv(stream, DType::bf16, dx.get(), dw.get(), nullptr, dy.get(), n, k, Activation::none,
          scratch, {}, true, &p);
     expectNear(download(dy, DType::bf16, n), want, 2.0 * unitRoundoff(DType::bf16), atol,
                "gemv with " + std::to_string(p.splits) + " splits of " +
                    std::to_string(p.chunk) + (cluster ? " in a cluster" : " through scratch"));
   }
-  GemvPlan bad = gemvPlanWithSplits(n, k, 4, 32, false);
-  bad.chunk /= 2; // covers half of K
-  EXPECT_THROW(gemv(stream, DType::bf16, dx.get(), dw.get(), nullptr, dy.get(), n, k,
-                    Activation::none, scratch, {}, true, &bad),
-               Error);
+  GemvPlan half = gemvPlanWithSplits(n, k, 4, 32, false);
+  half.chunk /= 2; // covers half of K
+  GemvPlan pair = gemvPlanWithSplits(n, k, 2, 32, false);
+  pair.cluster = true; // a cluster of 2 splits
+  GemvPlan wide = gemvPlanWithSplits(n, k, 1, 32, false);
+  wide.tiles += 1; // a tile past N
+  GemvPlan big = gemvPlanWithSplits(n, k, 1, 32, false);
+  big.chunk = 8224; // one split, but more x than shared memory holds
+  const GemvPlan many = gemvPlanWithSplits(n, k, 125, 32, false); // 125 x 1024 floats
+  for (const GemvPlan &bad : {half, pair, wide, big, many})
+    EXPECT_THROW(gemv(stream, DType::bf16, dx.get(), dw.get(), nullptr, dy.get(), n, k,
+                      Activation::none, scratch, {}, true, &bad),
+                 Error);
 }
 
 TEST_F(CudaBlasTest, PlansAreCachedPerShape) {

@@ -401,10 +401,12 @@ void benchDecodeSmallKernels(cudaStream_t s) {
               static_cast<long long>(g.layers), ms * 1e3 / g.layers, ms * 1e3 / (g.layers * 6));
 }
 
-/// GEMV plans worth trying for [k, n]: 1 to 32 splits, chunks rounded to 32 or 256 rows,
-/// reduced through scratch or (4 to 16 splits) in a cluster; at most `maxBlocks` blocks.
-std::vector<GemvPlan> candidatePlans(int64_t n, int64_t k, int64_t maxBlocks) {
-  std::vector<GemvPlan> plans;
+/// GEMV plans worth trying for [k, n]: `chosen` (planGemv's), then 1 to 32 splits, chunks
+/// rounded to 32 or 256 rows, reduced through scratch or (4 to 16 splits) in a cluster, of
+/// at most `maxBlocks` blocks.
+std::vector<GemvPlan> candidatePlans(int64_t n, int64_t k, int64_t maxBlocks,
+                                     const GemvPlan &chosen) {
+  std::vector<GemvPlan> plans{chosen};
   for (int splits : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 14, 16, 20, 24, 32})
     for (int quantum : {32, 256})
       for (bool cluster : {false, true}) {
@@ -624,7 +626,7 @@ void benchDecodeStep(cudaStream_t s, Blas &blas, double copyBw, bool sweepPlans)
     const GemvPlan chosen = planGemv(pr.n, pr.k, size_t(4) << 20, sms);
     GemvPlan fastest = chosen;
     double fastestMs = 1e30;
-    for (const GemvPlan &p : candidatePlans(pr.n, pr.k, 12 * sms)) {
+    for (const GemvPlan &p : candidatePlans(pr.n, pr.k, 12 * sms, chosen)) {
       pr.forced = &p;
       const double ms = stepMs();
       std::printf("  %-8s %c %-32s %7.3f ms\n", pr.name, samePlan(p, chosen) ? '*' : ' ',
@@ -676,7 +678,7 @@ void benchGemvPlans(cudaStream_t s) {
     DeviceBuffer x = randomBf16(size_t(sh.k), 8), y(size_t(sh.n) * 2);
     const int launches = std::max(copies, 24);
     const GemvPlan chosen = planGemv(sh.n, sh.k, scratch.partialCount, sms);
-    const std::vector<GemvPlan> plans = candidatePlans(sh.n, sh.k, 12 * sms);
+    const std::vector<GemvPlan> plans = candidatePlans(sh.n, sh.k, 12 * sms, chosen);
     std::printf("%s, K %lld, N %lld:\n", sh.name, (long long)sh.k, (long long)sh.n);
     for (const GemvPlan &p : plans) {
       checkCuda(cudaStreamSynchronize(s), "sync");
