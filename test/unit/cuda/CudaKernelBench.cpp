@@ -113,6 +113,20 @@ double copyBandwidthGBs(cudaStream_t s, bool kernel) {
   return 4.0 * 2.0 * double(bytes) / (ms * 1e-3) / 1e9;
 }
 
+/// A [k, n] bf16 weight in as many copies as fill >= 512 MiB (more than the 60 MB L2), an
+/// input x [k] and an output y [n]; `launches` per timed graph, each reading the next copy.
+struct RotatingWeights {
+  size_t wElems, wBytes;
+  int copies, launches;
+  DeviceBuffer w, x, y;
+  RotatingWeights(int64_t k, int64_t n)
+      : wElems(size_t(k * n)), wBytes(wElems * 2),
+        copies(int(std::max<size_t>(2, ((size_t(512) << 20) + wBytes - 1) / wBytes))),
+        launches(std::max(copies, 24)), w(randomBf16(wElems * copies, 7)),
+        x(randomBf16(size_t(k), 8)), y(size_t(n) * 2) {}
+  const uint16_t *copy(int i) const { return w.as<uint16_t>() + size_t(i % copies) * wElems; }
+};
+
 void benchGemv(cudaStream_t s, Blas &blas, double copyBw) {
   struct Shape {
     const char *name;
@@ -129,33 +143,29 @@ void benchGemv(cudaStream_t s, Blas &blas, double copyBw) {
   std::printf("%-16s %6s %6s %7s | %9s %8s | %9s %8s | %6s %s\n", "shape", "K", "N", "MiB",
               "cuBLASLt", "GB/s", "own GEMV", "GB/s", "%copy", "auto");
   for (const Shape &sh : shapes) {
-    const size_t wElems = size_t(sh.k * sh.n), wBytes = wElems * 2;
-    const int copies = int(std::max<size_t>(2, ((size_t(512) << 20) + wBytes - 1) / wBytes));
-    DeviceBuffer w = randomBf16(wElems * copies, 7);
-    DeviceBuffer x = randomBf16(size_t(sh.k), 8), y(size_t(sh.n) * 2);
-    const int launches = std::max(copies, 24);
+    const RotatingWeights r(sh.k, sh.n);
     double us[2];
     for (int p = 0; p < 2; ++p) {
-      Blas::LinearArgs a = oneRowLinear(DType::bf16, x.get(), w.get(), y.get(), sh.k, sh.n);
+      Blas::LinearArgs a = oneRowLinear(DType::bf16, r.x.get(), r.w.get(), r.y.get(), sh.k, sh.n);
       a.path = p == 0 ? Blas::Path::cublasLt : Blas::Path::gemv;
       a.constantWeight = true;
       blas.linear(s, a); // plan (heuristic) outside the capture
       checkCuda(cudaStreamSynchronize(s), "warm-up");
       const double ms = graphMs(s, [&] {
-        for (int i = 0; i < launches; ++i) {
-          a.w = w.as<uint16_t>() + size_t(i % copies) * wElems;
+        for (int i = 0; i < r.launches; ++i) {
+          a.w = r.copy(i);
           blas.linear(s, a);
         }
       });
-      us[p] = ms * 1e3 / launches;
+      us[p] = ms * 1e3 / r.launches;
     }
     const bool autoGemv =
-        blas.choosePath(oneRowLinear(DType::bf16, x.get(), w.get(), y.get(), sh.k, sh.n)) ==
+        blas.choosePath(oneRowLinear(DType::bf16, r.x.get(), r.w.get(), r.y.get(), sh.k, sh.n)) ==
         Blas::Path::gemv;
-    const double gb0 = double(wBytes) / (us[0] * 1e-6) / 1e9,
-                 gb1 = double(wBytes) / (us[1] * 1e-6) / 1e9;
+    const double gb0 = double(r.wBytes) / (us[0] * 1e-6) / 1e9,
+                 gb1 = double(r.wBytes) / (us[1] * 1e-6) / 1e9;
     std::printf("%-16s %6lld %6lld %7.2f | %7.2fus %8.0f | %7.2fus %8.0f | %5.0f%% %s\n",
-                sh.name, (long long)sh.k, (long long)sh.n, double(wBytes) / (1 << 20), us[0],
+                sh.name, (long long)sh.k, (long long)sh.n, double(r.wBytes) / (1 << 20), us[0],
                 gb0, us[1], gb1, 100.0 * std::max(gb0, gb1) / copyBw,
                 autoGemv ? "gemv" : "cublasLt");
   }
@@ -672,26 +682,22 @@ void benchGemvPlans(cudaStream_t s) {
   std::printf("\n[8] GEMV plans, M = 1, bf16, %d SMs (blocks = tiles x splits; * = planGemv)\n",
               sms);
   for (const Shape &sh : shapes) {
-    const size_t wElems = size_t(sh.k * sh.n), wBytes = wElems * 2;
-    const int copies = int(std::max<size_t>(2, ((size_t(512) << 20) + wBytes - 1) / wBytes));
-    DeviceBuffer w = randomBf16(wElems * copies, 7);
-    DeviceBuffer x = randomBf16(size_t(sh.k), 8), y(size_t(sh.n) * 2);
-    const int launches = std::max(copies, 24);
+    const RotatingWeights r(sh.k, sh.n);
     const GemvPlan chosen = planGemv(sh.n, sh.k, scratch.partialCount, sms);
     const std::vector<GemvPlan> plans = candidatePlans(sh.n, sh.k, 12 * sms, chosen);
     std::printf("%s, K %lld, N %lld:\n", sh.name, (long long)sh.k, (long long)sh.n);
     for (const GemvPlan &p : plans) {
       checkCuda(cudaStreamSynchronize(s), "sync");
       const double ms = graphMs(s, [&] {
-        for (int i = 0; i < launches; ++i)
-          gemv(s, DType::bf16, x.get(), w.as<uint16_t>() + size_t(i % copies) * wElems, nullptr,
-               y.get(), sh.n, sh.k, Activation::none, scratch, {}, true, &p);
+        for (int i = 0; i < r.launches; ++i)
+          gemv(s, DType::bf16, r.x.get(), r.copy(i), nullptr, r.y.get(), sh.n, sh.k,
+               Activation::none, scratch, {}, true, &p);
       });
-      const double us = ms * 1e3 / launches;
+      const double us = ms * 1e3 / r.launches;
       const bool mine = samePlan(p, chosen);
       std::printf("  %c splits %2d chunk %4d blocks %4d %-7s %7.2f us %6.0f GB/s\n",
                   mine ? '*' : ' ', p.splits, p.chunk, p.tiles * p.splits,
-                  p.cluster ? "cluster" : "scratch", us, double(wBytes) / (us * 1e-6) / 1e9);
+                  p.cluster ? "cluster" : "scratch", us, double(r.wBytes) / (us * 1e-6) / 1e9);
     }
   }
 }
