@@ -1,0 +1,200 @@
+//===- Image.cpp - PNG (libpng) and JPEG (libjpeg-turbo) decoding -----------===//
+#include "runtime/image/Image.h"
+
+#include "runtime/core/Error.h"
+#include "runtime/io/FileUtil.h"
+
+#include <csetjmp>
+#include <cstdio>
+#include <cstring>
+
+#include <jpeglib.h>
+#include <jerror.h>
+#include <png.h>
+
+namespace mm::rt {
+namespace {
+
+bool isPng(const std::string &b) {
+  return b.size() >= 8 && png_sig_cmp(reinterpret_cast<png_const_bytep>(b.data()), 0, 8) == 0;
+}
+bool isJpeg(const std::string &b) {
+  return b.size() >= 3 && uint8_t(b[0]) == 0xff && uint8_t(b[1]) == 0xd8 && uint8_t(b[2]) == 0xff;
+}
+
+void checkSize(uint64_t height, uint64_t width, const std::string &what) {
+  if (height == 0 || width == 0 || height * width > uint64_t(kMaxImagePixels))
+    fail(what, ": image size ", width, " x ", height, " is empty or over ", kMaxImagePixels,
+         " pixels");
+}
+
+// ---- PNG ----------------------------------------------------------------------------
+
+struct PngReader {
+  const std::string &bytes;
+  size_t offset = 0;
+  char message[200] = {};
+};
+
+void pngRead(png_structp png, png_bytep out, png_size_t n) {
+  auto *r = static_cast<PngReader *>(png_get_io_ptr(png));
+  if (n > r->bytes.size() - r->offset)
+    png_error(png, "truncated data");
+  std::memcpy(out, r->bytes.data() + r->offset, n);
+  r->offset += n;
+}
+
+void pngError(png_structp png, png_const_charp msg) {
+  auto *r = static_cast<PngReader *>(png_get_io_ptr(png));
+  std::snprintf(r->message, sizeof r->message, "%s", msg);
+  png_longjmp(png, 1);
+}
+void pngWarning(png_structp, png_const_charp) {}
+
+/// Decodes into `image` (sized here, before any libpng call that may longjmp past it);
+/// returns false with reader.message set on a libpng error.
+bool decodePngInto(PngReader &reader, RgbImage &image, std::vector<png_bytep> &rows,
+                   const std::string &what) {
+  png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &reader, pngError, pngWarning);
+  if (!png)
+    fail(what, ": cannot create a PNG reader");
+  png_infop info = png_create_info_struct(png);
+  if (!info) {
+    png_destroy_read_struct(&png, nullptr, nullptr);
+    fail(what, ": cannot create a PNG reader");
+  }
+  volatile bool ok = false;
+  if (setjmp(png_jmpbuf(png)) == 0) {
+    png_set_read_fn(png, &reader, pngRead);
+    png_read_info(png, info);
+    const png_uint_32 width = png_get_image_width(png, info),
+                      height = png_get_image_height(png, info);
+    if (uint64_t(width) * height <= uint64_t(kMaxImagePixels) && width && height) {
+      // As Pillow's convert("RGB"): expand palettes and low depths, keep the high byte
+      // of 16-bit samples, replicate grey, drop alpha (and tRNS) without compositing.
+      png_set_expand(png);
+      png_set_strip_16(png);
+      png_set_strip_alpha(png);
+      png_set_gray_to_rgb(png);
+      png_set_interlace_handling(png);
+      png_read_update_info(png, info);
+      if (png_get_rowbytes(png, info) == size_t(width) * 3) {
+        image.height = height;
+        image.width = width;
+        image.pixels.resize(size_t(width) * height * 3);
+        rows.resize(height);
+        for (png_uint_32 y = 0; y < height; ++y)
+          rows[y] = image.pixels.data() + size_t(y) * width * 3;
+        png_read_image(png, rows.data());
+        png_read_end(png, nullptr);
+        ok = true;
+      } else
+        std::snprintf(reader.message, sizeof reader.message, "unexpected row layout");
+    } else {
+      image.height = height;
+      image.width = width;
+    }
+  }
+  png_destroy_read_struct(&png, &info, nullptr);
+  return ok;
+}
+
+RgbImage decodePng(const std::string &bytes, const std::string &what) {
+  PngReader reader{bytes};
+  RgbImage image;
+  std::vector<png_bytep> rows;
+  const bool ok = decodePngInto(reader, image, rows, what);
+  if (!ok && reader.message[0] == 0)
+    checkSize(uint64_t(image.height), uint64_t(image.width), what);
+  if (!ok)
+    fail(what, ": corrupt PNG (", reader.message, ")");
+  return image;
+}
+
+// ---- JPEG ---------------------------------------------------------------------------
+
+struct JpegError {
+  jpeg_error_mgr mgr;
+  std::jmp_buf jump;
+  char message[JMSG_LENGTH_MAX] = {};
+};
+
+void jpegErrorExit(j_common_ptr cinfo) {
+  auto *e = reinterpret_cast<JpegError *>(cinfo->err);
+  (*cinfo->err->format_message)(cinfo, e->message);
+  std::longjmp(e->jump, 1);
+}
+/// libjpeg warns, and fills the rest grey, when the data end early; Pillow refuses such
+/// a file ("image file is truncated"), so that warning is an error here. Other warnings
+/// (extraneous bytes between markers) are ignored, as Pillow ignores them.
+void jpegWarning(j_common_ptr cinfo, int level) {
+  if (level < 0 && cinfo->err->msg_code == JWRN_JPEG_EOF)
+    cinfo->err->error_exit(cinfo);
+}
+
+/// Decodes into `image`; returns false with err.message set on a libjpeg error.
+/// `tooLarge` / `cmyk` report a refused header.
+bool decodeJpegInto(const std::string &bytes, RgbImage &image, JpegError &err, bool &tooLarge,
+                    bool &cmyk) {
+  jpeg_decompress_struct cinfo{};
+  cinfo.err = jpeg_std_error(&err.mgr);
+  err.mgr.error_exit = jpegErrorExit;
+  err.mgr.emit_message = jpegWarning;
+  volatile bool ok = false;
+  if (setjmp(err.jump) == 0) {
+    jpeg_create_decompress(&cinfo);
+    jpeg_mem_src(&cinfo, reinterpret_cast<const unsigned char *>(bytes.data()),
+                 static_cast<unsigned long>(bytes.size()));
+    jpeg_read_header(&cinfo, TRUE);
+    cmyk = cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK;
+    tooLarge = uint64_t(cinfo.image_width) * cinfo.image_height > uint64_t(kMaxImagePixels);
+    image.height = cinfo.image_height;
+    image.width = cinfo.image_width;
+    if (!cmyk && !tooLarge) {
+      cinfo.out_color_space = JCS_RGB;
+      jpeg_start_decompress(&cinfo);
+      if (cinfo.output_components == 3) {
+        image.pixels.resize(size_t(image.width) * size_t(image.height) * 3);
+        while (cinfo.output_scanline < cinfo.output_height) {
+          JSAMPROW row = image.pixels.data() + size_t(cinfo.output_scanline) * image.width * 3;
+          jpeg_read_scanlines(&cinfo, &row, 1);
+        }
+        jpeg_finish_decompress(&cinfo);
+        ok = true;
+      } else
+        std::snprintf(err.message, sizeof err.message, "%d output components",
+                      cinfo.output_components);
+    }
+  }
+  jpeg_destroy_decompress(&cinfo);
+  return ok;
+}
+
+RgbImage decodeJpeg(const std::string &bytes, const std::string &what) {
+  RgbImage image;
+  JpegError err;
+  bool tooLarge = false, cmyk = false;
+  if (decodeJpegInto(bytes, image, err, tooLarge, cmyk))
+    return image;
+  if (cmyk)
+    fail(what, ": CMYK/YCCK JPEG images are not supported (convert to RGB first)");
+  if (tooLarge)
+    checkSize(uint64_t(image.height), uint64_t(image.width), what);
+  fail(what, ": corrupt JPEG (", err.message, ")");
+}
+
+} // namespace
+
+RgbImage decodeImage(const std::string &bytes, const std::string &what) {
+  if (isPng(bytes))
+    return decodePng(bytes, what);
+  if (isJpeg(bytes))
+    return decodeJpeg(bytes, what);
+  fail(what, ": not a PNG or JPEG image (", bytes.size(), " bytes)");
+}
+
+RgbImage decodeImageFile(const std::string &path) {
+  return decodeImage(io::readFile(path), "'" + path + "'");
+}
+
+} // namespace mm::rt

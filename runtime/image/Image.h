@@ -1,0 +1,42 @@
+//===- Image.h - decoding PNG and JPEG files into 8-bit RGB ------------------===//
+//
+// The pixels a Hugging Face image processor starts from: what Pillow's
+// `Image.open(path).convert("RGB")` gives (transformers' convert_rgb), for PNG through
+// libpng and JPEG through libjpeg-turbo (the decoders Pillow itself uses):
+//   - PNG: palette and low bit depths expanded, grey replicated to RGB, alpha (and a
+//     tRNS chunk) dropped, not composited; 16-bit samples keep their high byte. Gamma
+//     chunks are ignored, as Pillow ignores them.
+//   - JPEG: baseline and progressive, greyscale or YCbCr, decoded to RGB with libjpeg's
+//     defaults (islow IDCT, fancy upsampling), as Pillow decodes them. CMYK/YCCK JPEGs
+//     are refused.
+// Errors (missing or unreadable file, not PNG/JPEG, corrupt or truncated data, more than
+// kMaxImagePixels pixels) throw mm::rt::Error naming the file and the reason.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MM_RUNTIME_IMAGE_IMAGE_H
+#define MM_RUNTIME_IMAGE_IMAGE_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mm::rt {
+
+/// An 8-bit RGB image, row-major [height, width, 3].
+struct RgbImage {
+  int64_t height = 0, width = 0;
+  std::vector<uint8_t> pixels;
+  uint8_t at(int64_t y, int64_t x, int c) const { return pixels[size_t((y * width + x) * 3 + c)]; }
+};
+
+/// Largest image decoded (height x width): 2^28 pixels, 768 MiB of RGB.
+constexpr int64_t kMaxImagePixels = int64_t(1) << 28;
+
+/// Decodes a PNG or JPEG file (told apart by its signature, not its name).
+RgbImage decodeImageFile(const std::string &path);
+/// Decodes PNG or JPEG bytes; `what` names them in errors.
+RgbImage decodeImage(const std::string &bytes, const std::string &what);
+
+} // namespace mm::rt
+
+#endif
