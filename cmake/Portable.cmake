@@ -3,7 +3,7 @@
 #
 # Statically linked: the MLIR and LLVM component libraries, libstdc++ and libgcc, zlib,
 # zstd, protobuf (libprotobuf.a / libprotobuf-lite.a), OpenBLAS (libopenblas.a; its CBLAS
-# objects need no libgfortran).
+# objects need no libgfortran), libpng and libjpeg-turbo (runtime/image).
 # Left out: z3 (LLVMSupport names libz3.so, but nothing mmc uses calls it).
 # Still dynamic, by design: libc, libm, the loader; for a CUDA mmrun, libcuda (the driver)
 # and libcublasLt (cudart is static: CUDA::cudart_static).

@@ -133,4 +133,33 @@ mlir::LogicalResult readModelConfig(const std::string &configPath, ModelConfig &
   return mlir::success();
 }
 
+mlir::LogicalResult readModelFiles(const std::string &configPath, std::vector<ModelFile> &out,
+                                   std::string &error) {
+  if (configPath.empty())
+    return mlir::success();
+  constexpr uint64_t kMaxModelFileBytes = uint64_t(16) << 20;
+  for (const char *name : {"preprocessor_config.json"}) {
+    llvm::SmallString<256> path(configPath);
+    llvm::sys::path::remove_filename(path);
+    llvm::sys::path::append(path, name);
+    if (!llvm::sys::fs::exists(path))
+      continue;
+    uint64_t size = 0;
+    if (llvm::sys::fs::file_size(path, size) || size > kMaxModelFileBytes) {
+      error = "'" + std::string(path) + "' is not a readable file of at most 16 MiB";
+      return mlir::failure();
+    }
+    json parsed;
+    if (mlir::failed(parseJson(std::string(path), parsed, error)))
+      return mlir::failure();
+    auto buffer = llvm::MemoryBuffer::getFile(path);
+    if (!buffer) {
+      error = "cannot read '" + std::string(path) + "': " + buffer.getError().message();
+      return mlir::failure();
+    }
+    out.push_back({name, (*buffer)->getBuffer().str()});
+  }
+  return mlir::success();
+}
+
 } // namespace mm

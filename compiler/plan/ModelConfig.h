@@ -42,6 +42,18 @@ std::string findModelConfig(llvm::StringRef modelPath);
 mlir::LogicalResult readModelConfig(const std::string &configPath, ModelConfig &out,
                                     std::string &error);
 
+/// A file of the model folder the plan keeps for the runtime (plan.fbs ModelFile).
+struct ModelFile {
+  std::string name, contents;
+};
+
+/// The model-folder files the runtime reads, from the folder of `configPath` (the
+/// config.json in use; none when it is ""): preprocessor_config.json when present. Each
+/// must be a JSON object of at most 16 MiB; otherwise writes a message naming the file
+/// to `error` and fails.
+mlir::LogicalResult readModelFiles(const std::string &configPath, std::vector<ModelFile> &out,
+                                   std::string &error);
+
 } // namespace mm
 
 #endif // MM_COMPILER_PLAN_MODELCONFIG_H

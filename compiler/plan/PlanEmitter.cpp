@@ -96,6 +96,26 @@ encodeGeneration(flatbuffers::FlatBufferBuilder &fbb, ModuleOp module, const Pla
       reconcile(decoder, "head_dim", headDim, config.headDim), config.maxPositions);
 }
 
+/// The model-folder files kept for the runtime (readModelFiles), next to the config.json
+/// in use.
+FailureOr<flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::ModelFile>>>>
+encodeModelFiles(flatbuffers::FlatBufferBuilder &fbb, ModuleOp module,
+                 const PlanEmitOptions &options, PlanStats &stats) {
+  const std::string configPath =
+      options.configPath.empty() ? findModelConfig(options.modelPath) : options.configPath;
+  std::vector<ModelFile> files;
+  std::string error;
+  if (failed(readModelFiles(configPath, files, error)))
+    return emitError(module.getLoc()) << error;
+  std::vector<flatbuffers::Offset<fb::ModelFile>> encoded;
+  for (const ModelFile &f : files) {
+    encoded.push_back(fb::CreateModelFile(fbb, fbb.CreateString(f.name),
+                                          fbb.CreateString(f.contents)));
+    stats.modelFiles.push_back(f.name);
+  }
+  return fbb.CreateVector(encoded);
+}
+
 std::string modelDirOf(StringRef modelPath) {
   if (modelPath.empty())
     return "";
@@ -127,6 +147,12 @@ void PlanStats::print(llvm::raw_ostream &os) const {
   if (generation)
     os << " (config: " << (configPath.empty() ? "none found" : configPath) << ")";
   os << "\n";
+  if (!modelFiles.empty()) {
+    os << "  model files kept:";
+    for (const std::string &f : modelFiles)
+      os << " " << f;
+    os << "\n";
+  }
 }
 
 LogicalResult emitPlan(ModuleOp module, const PlanEmitOptions &options, StringRef outputPath,
@@ -148,6 +174,9 @@ LogicalResult emitPlan(ModuleOp module, const PlanEmitOptions &options, StringRe
   auto generation = encodeGeneration(fbb, module, options, stats);
   if (failed(generation))
     return failure();
+  auto modelFiles = encodeModelFiles(fbb, module, options, stats);
+  if (failed(modelFiles))
+    return failure();
 
   std::vector<flatbuffers::Offset<fb::WeightRef>> weightRefs;
   for (const WeightEntry &w : weights.entries())
@@ -161,7 +190,7 @@ LogicalResult emitPlan(ModuleOp module, const PlanEmitOptions &options, StringRe
                                                           : fb::DType::f32;
   auto root = fb::CreatePlan(fbb, plan::kPlanFormatVersion, producer, target, computeDType,
                              functionsVec, weightsVec, plan::kWeightAlignment, weights.blobSize(),
-                             *generation);
+                             *generation, *modelFiles);
   fb::FinishPlanBuffer(fbb, root);
   if (fbb.GetSize() >= (1u << 31))
     return emitError(module.getLoc()) << "the plan's FlatBuffer is " << fbb.GetSize()

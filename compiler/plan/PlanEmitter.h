@@ -55,6 +55,7 @@ struct PlanStats {
   uint64_t fileBytes = 0;
   bool generation = false;    ///< GenerationInfo written
   std::string configPath;     ///< the config.json used ("" if none)
+  std::vector<std::string> modelFiles; ///< model-folder files kept (readModelFiles)
 
   void print(llvm::raw_ostream &os) const;
 };

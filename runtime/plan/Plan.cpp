@@ -37,6 +37,11 @@ const FunctionInfo *Plan::findFunction(const std::string &name) const {
   return nullptr;
 }
 
+const std::string *Plan::modelFile(const std::string &name) const {
+  auto it = modelFiles_.find(name);
+  return it == modelFiles_.end() ? nullptr : &it->second;
+}
+
 const FunctionInfo &Plan::function(const std::string &name) const {
   if (const FunctionInfo *f = findFunction(name))
     return *f;
@@ -75,6 +80,15 @@ public:
     }
     if (fb.generation())
       decodeGeneration(*fb.generation());
+    if (fb.model_files())
+      for (uint32_t i = 0; i < fb.model_files()->size(); ++i) {
+        const plan::fb::ModelFile &f = *fb.model_files()->Get(i);
+        const std::string name = str(f.name());
+        if (name.empty() || !f.contents())
+          bad("Plan.model_files[", i, "] has no name or no contents");
+        if (!plan_.modelFiles_.emplace(name, str(f.contents())).second)
+          bad("Plan.model_files[", i, "]: duplicate file '", name, "'");
+      }
   }
 
 private:

@@ -15,6 +15,7 @@
 #include "runtime/core/Tensor.h"
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -130,6 +131,9 @@ public:
   const FunctionInfo &function(const std::string &name) const;
   const FunctionInfo *findFunction(const std::string &name) const;
   const GenerationInfo &generation() const { return generation_; }
+  /// The contents of the model-folder file `name` the compiler kept in the plan (e.g.
+  /// "preprocessor_config.json"), or null when the plan has none.
+  const std::string *modelFile(const std::string &name) const;
   /// Total bytes of weights in the blob.
   uint64_t weightBytes() const { return blobSize_; }
   const std::string &origin() const { return origin_; }
@@ -142,6 +146,7 @@ private:
   DType computeDType_ = DType::f32;
   std::vector<FunctionInfo> functions_;
   GenerationInfo generation_;
+  std::map<std::string, std::string> modelFiles_;
   uint64_t blobSize_ = 0;
   std::shared_ptr<const void> mapping_;
 };

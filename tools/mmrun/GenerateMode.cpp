@@ -7,6 +7,7 @@
 #ifdef MM_HAVE_CUDA
 #include "runtime/cudaexec/CudaGenerator.h"
 #endif
+#include "runtime/image/ClipImageProcessor.h"
 #include "runtime/io/Npy.h"
 
 #include "llvm/Support/Format.h"
@@ -155,6 +156,25 @@ Tensor readPixelValues(const Plan &plan, const std::string &path) {
   return toDeclaredFloat(fn.tensors[fn.inputs[0].tensor], std::move(pixels));
 }
 
+/// The pixel values of --image: the file decoded and preprocessed by the CLIP image
+/// processor with the plan's preprocessor_config.json, [1, 3, H, W] in the vision
+/// encoder's float type.
+Tensor imagePixelValues(const Plan &plan, const std::string &path) {
+  const std::string *config = plan.modelFile("preprocessor_config.json");
+  if (!config)
+    fail("--image: the plan has no preprocessor_config.json (compile a model folder that "
+         "holds one, or give --pixel-values)");
+  const ClipProcessorConfig c =
+      parseClipProcessorConfig(*config, plan.origin() + ": preprocessor_config.json");
+  int64_t h = 0, w = 0;
+  const std::vector<float> values = clipPixelValues(decodeImageFile(path), c, h, w);
+  Tensor pixels = Tensor::host(DType::f32, {1, 3, h, w});
+  std::copy(values.begin(), values.end(), pixels.as<float>());
+  const FunctionInfo &fn = plan.function(plan.generation().visionFunction);
+  return fn.inputs.empty() ? pixels
+                           : toDeclaredFloat(fn.tensors[fn.inputs[0].tensor], std::move(pixels));
+}
+
 /// Runs the warm-up generations and the reported one with `gen` (CPU or CUDA generator).
 template <typename Gen>
 GenerationResult generateWith(Gen &gen, const Plan &plan, const GenerateOptions &o,
@@ -168,8 +188,14 @@ GenerationResult generateWith(Gen &gen, const Plan &plan, const GenerateOptions 
       if (g.vocabSize > 0 && id >= g.vocabSize)
         fail(option, ": token id ", id, " is outside the vocabulary (", g.vocabSize, " tokens)");
   Tensor pixels;
+  if (!o.pixelValues.empty() && !o.image.empty())
+    fail("give --image or --pixel-values, not both");
+  if (!o.image.empty() && g.visionFunction.empty())
+    fail("--image: the plan has no vision encoder");
   if (!o.pixelValues.empty())
     pixels = readPixelValues(plan, o.pixelValues);
+  else if (!o.image.empty())
+    pixels = imagePixelValues(plan, o.image);
   options.maxNewTokens = o.maxNewTokens;
   options.kvCapacity = o.kvCapacity;
   if (o.warmup < 0)
@@ -180,7 +206,7 @@ GenerationResult generateWith(Gen &gen, const Plan &plan, const GenerateOptions 
                  << generation::counted(o.maxNewTokens, "new token") << " exceed the model's "
                  << g.maxPositions
                  << " positions (max_position_embeddings); later positions are extrapolated\n";
-  const Tensor *image = o.pixelValues.empty() ? nullptr : &pixels;
+  const Tensor *image = o.pixelValues.empty() && o.image.empty() ? nullptr : &pixels;
   for (int w = 0; w < o.warmup; ++w)
     gen.generate(image, ids, options);
   return gen.generate(image, ids, options);

@@ -60,7 +60,7 @@ struct GraphOptions {
 int runGraph(std::shared_ptr<const mm::rt::Plan> plan, const GraphOptions &o, llvm::raw_ostream &os);
 
 struct GenerateOptions {
-  std::string pixelValues, inputIds, dumpDir;
+  std::string pixelValues, image, inputIds, dumpDir;
   std::string teacherTokens; ///< comma-separated ids fed by decode steps 1.. (teacher forcing)
   int64_t maxNewTokens = 16, kvCapacity = 0;
   int warmup = 0; ///< untimed generations before the reported one

@@ -57,6 +57,11 @@ static cl::OptionCategory genCat("Generation");
 static cl::opt<std::string> pixelValues("pixel-values", cl::cat(genCat),
                                         cl::desc("Image input [1,3,H,W] f32 (.npy or .pb)"),
                                         cl::value_desc("file"));
+static cl::opt<std::string> image(
+    "image", cl::cat(genCat),
+    cl::desc("Image input: a PNG or JPEG file, preprocessed as the plan's "
+             "preprocessor_config.json says (instead of --pixel-values)"),
+    cl::value_desc("file"));
 static cl::opt<std::string> inputIds("input-ids", cl::cat(genCat),
                                      cl::desc("Prompt token ids, comma separated"),
                                      cl::value_desc("1,300,..."));
@@ -138,7 +143,7 @@ int main(int argc, char **argv) {
     if (graphMode && !inputIds.empty())
       mm::rt::fail("give either --input-ids (generation) or --input/--input-dir (one graph), not both");
     // An option of the other mode would be ignored (a --compare-dir that compares nothing).
-    const std::vector<cl::Option *> generationOnly = {&pixelValues, &maxNewTokens, &kvCapacity,
+    const std::vector<cl::Option *> generationOnly = {&pixelValues, &image, &maxNewTokens, &kvCapacity,
                                                       &warmup,      &dumpDir,      &teacherTokens};
     const std::vector<cl::Option *> graphOnly = {&function,   &outputDir, &outputFormat,
                                                  &compareDir, &absTol,    &relTol,
@@ -173,6 +178,7 @@ int main(int argc, char **argv) {
                    "--input or --input-dir to run one graph, or --info");
     mmrun::GenerateOptions o;
     o.pixelValues = pixelValues;
+    o.image = image;
     o.inputIds = inputIds;
     o.maxNewTokens = maxNewTokens;
     o.kvCapacity = kvCapacity;

@@ -108,4 +108,11 @@ for cname, c in configs.items():
     for name in ("rgb.png", "photo.jpg", "gray.png"):
         rgb = np.load(os.path.join(HERE, name + ".rgb.npy"))
         np.save(os.path.join(HERE, f"{name}.{cname}.npy"), clip_pixels(rgb, c))
+# For test/e2e/image-input.test: the bundled tiny LLaVA's 64 x 64 CLIP processor, and the
+# pixel_values [1, 3, 64, 64] of photo.jpg through it (what mmrun --image must feed).
+tiny = dict(configs["clip"], size={"shortest_edge": 64}, crop_size={"height": 64, "width": 64})
+with open(os.path.join(HERE, "tiny-llava.preprocessor_config.json"), "w") as f:
+    json.dump(tiny, f, indent=1)
+np.save(os.path.join(HERE, "photo.jpg.tiny-llava.npy"),
+        clip_pixels(np.load(os.path.join(HERE, "photo.jpg.rgb.npy")), tiny)[None])
 print("wrote", len(os.listdir(HERE)), "files to", HERE)
