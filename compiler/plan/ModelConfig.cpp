@@ -144,17 +144,20 @@ mlir::LogicalResult readModelFiles(const std::string &configPath, std::vector<Mo
     llvm::sys::path::append(path, name);
     if (!llvm::sys::fs::exists(path))
       continue;
-    uint64_t size = 0;
-    if (llvm::sys::fs::file_size(path, size) || size > kMaxModelFileBytes) {
-      error = "'" + std::string(path) + "' is not a readable file of at most 16 MiB";
-      return mlir::failure();
-    }
-    json parsed;
-    if (mlir::failed(parseJson(std::string(path), parsed, error)))
-      return mlir::failure();
     auto buffer = llvm::MemoryBuffer::getFile(path);
     if (!buffer) {
       error = "cannot read '" + std::string(path) + "': " + buffer.getError().message();
+      return mlir::failure();
+    }
+    if ((*buffer)->getBufferSize() > kMaxModelFileBytes) {
+      error = "'" + std::string(path) + "' is " + std::to_string((*buffer)->getBufferSize()) +
+              " bytes, over the 16 MiB a plan keeps of a model file";
+      return mlir::failure();
+    }
+    const json parsed = json::parse((*buffer)->getBuffer().begin(), (*buffer)->getBuffer().end(),
+                                    nullptr, /*allow_exceptions=*/false);
+    if (parsed.is_discarded() || !parsed.is_object()) {
+      error = "'" + std::string(path) + "' is not a JSON object";
       return mlir::failure();
     }
     out.push_back({name, (*buffer)->getBuffer().str()});

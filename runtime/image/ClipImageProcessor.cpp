@@ -129,8 +129,8 @@ std::array<float, 3> readTriple(const json &j, const char *key, std::array<float
 } // namespace
 
 RgbImage resizeBicubic(const RgbImage &image, int64_t height, int64_t width) {
-  if (height <= 0 || width <= 0 || height * width > kMaxImagePixels)
-    fail("resize: bad size ", width, " x ", height);
+  if (height <= 0 || width <= 0 || height > kMaxImagePixels / width)
+    fail("resize: ", width, " x ", height, " is empty or over ", kMaxImagePixels, " pixels");
   if (image.height <= 0 || image.width <= 0)
     fail("resize: empty image");
   RgbImage out = image;
@@ -176,6 +176,9 @@ ClipProcessorConfig parseClipProcessorConfig(const std::string &text, const std:
       c.cropWidth = readPositive((*it)["width"], "crop_size.width", what);
     } else
       c.cropHeight = c.cropWidth = readPositive(*it, "crop_size", what);
+    if (c.cropHeight * c.cropWidth > kMaxImagePixels)
+      fail(what, ": crop_size ", c.cropWidth, " x ", c.cropHeight, " is over ", kMaxImagePixels,
+           " pixels");
   }
   if (auto it = j.find("rescale_factor"); it != j.end() && !it->is_null()) {
     if (!it->is_number() || !(it->get<double>() > 0))
@@ -192,33 +195,35 @@ ClipProcessorConfig parseClipProcessorConfig(const std::string &text, const std:
 
 std::vector<float> clipPixelValues(const RgbImage &image, const ClipProcessorConfig &c,
                                    int64_t &height, int64_t &width) {
-  RgbImage im = image;
+  const RgbImage *im = &image;
+  RgbImage resized;
   if (c.doResize) {
     // transformers' get_resize_output_image_size(default_to_square=False).
-    const bool portrait = im.width <= im.height;
-    const int64_t shortSide = portrait ? im.width : im.height;
-    const int64_t longSide = portrait ? im.height : im.width;
+    const bool portrait = im->width <= im->height;
+    const int64_t shortSide = portrait ? im->width : im->height;
+    const int64_t longSide = portrait ? im->height : im->width;
     const int64_t newLong = int64_t(double(c.shortestEdge * longSide) / double(shortSide));
-    im = resizeBicubic(im, portrait ? newLong : c.shortestEdge,
-                       portrait ? c.shortestEdge : newLong);
+    resized = resizeBicubic(image, portrait ? newLong : c.shortestEdge,
+                            portrait ? c.shortestEdge : newLong);
+    im = &resized;
   }
   // transformers' center_crop: a window at floor((h - ch) / 2), zero padding where the
   // window leaves the image (centered with the padding rounded up on the top and left).
   int64_t top = 0, left = 0, padTop = 0, padLeft = 0;
-  height = im.height;
-  width = im.width;
+  height = im->height;
+  width = im->width;
   if (c.doCenterCrop) {
     auto floorHalf = [](int64_t v) { return v >= 0 ? v / 2 : -((-v + 1) / 2); };
-    top = floorHalf(im.height - c.cropHeight);
-    left = floorHalf(im.width - c.cropWidth);
+    top = floorHalf(im->height - c.cropHeight);
+    left = floorHalf(im->width - c.cropWidth);
     if (top < 0 || left < 0) {
-      padTop = (std::max(c.cropHeight, im.height) - im.height + 1) / 2;
-      padLeft = (std::max(c.cropWidth, im.width) - im.width + 1) / 2;
+      padTop = (std::max(c.cropHeight, im->height) - im->height + 1) / 2;
+      padLeft = (std::max(c.cropWidth, im->width) - im->width + 1) / 2;
       top = std::max<int64_t>(0, top + padTop);
       left = std::max<int64_t>(0, left + padLeft);
     }
-    height = std::min(c.cropHeight, std::max(c.cropHeight, im.height) - top);
-    width = std::min(c.cropWidth, std::max(c.cropWidth, im.width) - left);
+    height = std::min(c.cropHeight, std::max(c.cropHeight, im->height) - top);
+    width = std::min(c.cropWidth, std::max(c.cropWidth, im->width) - left);
   }
   std::vector<float> out(size_t(3 * height * width));
   for (int ch = 0; ch < 3; ++ch)
@@ -226,8 +231,8 @@ std::vector<float> clipPixelValues(const RgbImage &image, const ClipProcessorCon
       for (int64_t x = 0; x < width; ++x) {
         // Position in the (padded) image: padding rows and columns are zero.
         const int64_t sy = y + top - padTop, sx = x + left - padLeft;
-        const bool inside = sy >= 0 && sy < im.height && sx >= 0 && sx < im.width;
-        float v = inside ? float(im.at(sy, sx, ch)) : 0.0f;
+        const bool inside = sy >= 0 && sy < im->height && sx >= 0 && sx < im->width;
+        float v = inside ? float(im->at(sy, sx, ch)) : 0.0f;
         if (c.doRescale)
           v = float(double(v) * c.rescaleFactor);
         if (c.doNormalize)

@@ -28,6 +28,18 @@ void checkSize(uint64_t height, uint64_t width, const std::string &what) {
          " pixels");
 }
 
+/// Sizes `v` to `n` bytes; false with `message` "out of memory" when that fails. Used
+/// inside the decoders' setjmp regions, where an exception must not skip their cleanup.
+bool allocatePixels(std::vector<uint8_t> &v, size_t n, char *message, size_t size) {
+  try {
+    v.resize(n);
+    return true;
+  } catch (const std::bad_alloc &) {
+    std::snprintf(message, size, "out of memory");
+    return false;
+  }
+}
+
 // ---- PNG ----------------------------------------------------------------------------
 
 struct PngReader {
@@ -45,16 +57,55 @@ void pngRead(png_structp png, png_bytep out, png_size_t n) {
 }
 
 void pngError(png_structp png, png_const_charp msg) {
-  auto *r = static_cast<PngReader *>(png_get_io_ptr(png));
+  auto *r = static_cast<PngReader *>(png_get_error_ptr(png));
   std::snprintf(r->message, sizeof r->message, "%s", msg);
   png_longjmp(png, 1);
 }
 void pngWarning(png_structp, png_const_charp) {}
 
-/// Decodes into `image` (sized here, before any libpng call that may longjmp past it);
-/// returns false with reader.message set on a libpng error.
+/// Reads the rows into `image`; 16-bit grey (Pillow's mode I) through `wide`, clamped to
+/// 255 as Pillow's convert("RGB") clamps it. Runs inside decodePngInto's setjmp region:
+/// it creates no object with a destructor, and a failed allocation is caught here.
+void readPngRows(png_structp png, png_infop info, PngReader &reader, RgbImage &image,
+                 std::vector<png_bytep> &rows, std::vector<uint8_t> &wide, bool grey16) {
+  const png_uint_32 width = png_get_image_width(png, info), height = png_get_image_height(png, info);
+  const size_t rowBytes = size_t(width) * (grey16 ? 2 : 3);
+  if (png_get_rowbytes(png, info) != rowBytes) {
+    std::snprintf(reader.message, sizeof reader.message, "unexpected row layout");
+    return;
+  }
+  if (!allocatePixels(image.pixels, size_t(width) * height * 3, reader.message,
+                      sizeof reader.message) ||
+      !allocatePixels(wide, grey16 ? size_t(height) * rowBytes : 0, reader.message,
+                      sizeof reader.message))
+    return;
+  try {
+    rows.resize(height);
+  } catch (const std::bad_alloc &) {
+    std::snprintf(reader.message, sizeof reader.message, "out of memory");
+    return;
+  }
+  uint8_t *base = grey16 ? wide.data() : image.pixels.data();
+  for (png_uint_32 y = 0; y < height; ++y)
+    rows[y] = base + size_t(y) * rowBytes;
+  // Pillow reads up to the last image row and accepts a file that ends there (no IEND),
+  // so the chunks after the image data are not read.
+  png_read_image(png, rows.data());
+  if (grey16)
+    for (size_t i = 0; i < size_t(width) * height; ++i) {
+      const unsigned v = unsigned(wide[2 * i]) << 8 | wide[2 * i + 1]; // big-endian
+      image.pixels[3 * i] = image.pixels[3 * i + 1] = image.pixels[3 * i + 2] =
+          uint8_t(std::min(v, 255u));
+    }
+  image.height = height;
+  image.width = width;
+  reader.message[0] = 0;
+}
+
+/// Decodes into `image`; returns false with reader.message set on a libpng error, or
+/// with it empty and image.height/width set when the size is refused.
 bool decodePngInto(PngReader &reader, RgbImage &image, std::vector<png_bytep> &rows,
-                   const std::string &what) {
+                   std::vector<uint8_t> &wide, const std::string &what) {
   png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &reader, pngError, pngWarning);
   if (!png)
     fail(what, ": cannot create a PNG reader");
@@ -66,30 +117,25 @@ bool decodePngInto(PngReader &reader, RgbImage &image, std::vector<png_bytep> &r
   volatile bool ok = false;
   if (setjmp(png_jmpbuf(png)) == 0) {
     png_set_read_fn(png, &reader, pngRead);
+    png_set_user_limits(png, 0x7fffffff, 0x7fffffff); // kMaxImagePixels decides
     png_read_info(png, info);
     const png_uint_32 width = png_get_image_width(png, info),
                       height = png_get_image_height(png, info);
     if (uint64_t(width) * height <= uint64_t(kMaxImagePixels) && width && height) {
+      const bool grey16 = png_get_bit_depth(png, info) == 16 &&
+                          png_get_color_type(png, info) == PNG_COLOR_TYPE_GRAY;
       // As Pillow's convert("RGB"): expand palettes and low depths, keep the high byte
-      // of 16-bit samples, replicate grey, drop alpha (and tRNS) without compositing.
+      // of other 16-bit samples, replicate grey, drop alpha (and tRNS) without compositing.
       png_set_expand(png);
-      png_set_strip_16(png);
+      if (!grey16) {
+        png_set_strip_16(png);
+        png_set_gray_to_rgb(png);
+      }
       png_set_strip_alpha(png);
-      png_set_gray_to_rgb(png);
       png_set_interlace_handling(png);
       png_read_update_info(png, info);
-      if (png_get_rowbytes(png, info) == size_t(width) * 3) {
-        image.height = height;
-        image.width = width;
-        image.pixels.resize(size_t(width) * height * 3);
-        rows.resize(height);
-        for (png_uint_32 y = 0; y < height; ++y)
-          rows[y] = image.pixels.data() + size_t(y) * width * 3;
-        png_read_image(png, rows.data());
-        png_read_end(png, nullptr);
-        ok = true;
-      } else
-        std::snprintf(reader.message, sizeof reader.message, "unexpected row layout");
+      readPngRows(png, info, reader, image, rows, wide, grey16);
+      ok = reader.message[0] == 0;
     } else {
       image.height = height;
       image.width = width;
@@ -103,7 +149,8 @@ RgbImage decodePng(const std::string &bytes, const std::string &what) {
   PngReader reader{bytes};
   RgbImage image;
   std::vector<png_bytep> rows;
-  const bool ok = decodePngInto(reader, image, rows, what);
+  std::vector<uint8_t> wide;
+  const bool ok = decodePngInto(reader, image, rows, wide, what);
   if (!ok && reader.message[0] == 0)
     checkSize(uint64_t(image.height), uint64_t(image.width), what);
   if (!ok)
@@ -153,15 +200,16 @@ bool decodeJpegInto(const std::string &bytes, RgbImage &image, JpegError &err, b
     if (!cmyk && !tooLarge) {
       cinfo.out_color_space = JCS_RGB;
       jpeg_start_decompress(&cinfo);
-      if (cinfo.output_components == 3) {
-        image.pixels.resize(size_t(image.width) * size_t(image.height) * 3);
+      if (cinfo.output_components == 3 &&
+          allocatePixels(image.pixels, size_t(image.width) * size_t(image.height) * 3,
+                         err.message, sizeof err.message)) {
         while (cinfo.output_scanline < cinfo.output_height) {
           JSAMPROW row = image.pixels.data() + size_t(cinfo.output_scanline) * image.width * 3;
           jpeg_read_scanlines(&cinfo, &row, 1);
         }
         jpeg_finish_decompress(&cinfo);
         ok = true;
-      } else
+      } else if (err.message[0] == 0)
         std::snprintf(err.message, sizeof err.message, "%d output components",
                       cinfo.output_components);
     }

@@ -4,8 +4,9 @@
 // `Image.open(path).convert("RGB")` gives (transformers' convert_rgb), for PNG through
 // libpng and JPEG through libjpeg-turbo (the decoders Pillow itself uses):
 //   - PNG: palette and low bit depths expanded, grey replicated to RGB, alpha (and a
-//     tRNS chunk) dropped, not composited; 16-bit samples keep their high byte. Gamma
-//     chunks are ignored, as Pillow ignores them.
+//     tRNS chunk) dropped, not composited; 16-bit samples keep their high byte, except
+//     16-bit grey (Pillow's mode I), clamped to 255. Gamma chunks are ignored, as Pillow
+//     ignores them, and so is everything after the image data (a missing IEND included).
 //   - JPEG: baseline and progressive, greyscale or YCbCr, decoded to RGB with libjpeg's
 //     defaults (islow IDCT, fancy upsampling), as Pillow decodes them. CMYK/YCCK JPEGs
 //     are refused.

@@ -47,8 +47,10 @@ void expectSameImage(const RgbImage &got, const RgbImage &want, const std::strin
 }
 
 TEST(ImageTest, DecodesAsPillowConvertRgb) {
-  for (const char *name : {"rgb.png", "gray.png", "rgba.png", "palette.png", "photo.jpg",
-                           "progressive.jpg", "gray.jpg"})
+  // gray16: Pillow's mode I, clamped to 255 by convert("RGB"); la: grey + alpha;
+  // noiend: rgb.png without its IEND chunk, which Pillow decodes.
+  for (const char *name : {"rgb.png", "gray.png", "rgba.png", "palette.png", "gray16.png",
+                           "la.png", "noiend.png", "photo.jpg", "progressive.jpg", "gray.jpg"})
     expectSameImage(decodeImageFile(kDir + "/" + name), goldenRgb(std::string(name) + ".rgb.npy"),
                     name);
 }
@@ -112,6 +114,8 @@ TEST(ImageTest, ProcessorConfigErrorsNameTheField) {
   EXPECT_NE(message(R"({"image_std": [0.5, 0, 0.5]})").find("not positive"), std::string::npos);
   EXPECT_NE(message(R"({"do_resize": "yes"})").find("'do_resize' is not true or false"),
             std::string::npos);
+  EXPECT_NE(message(R"({"crop_size": {"height": 65536, "width": 65536}})").find("is over 268435456"),
+            std::string::npos);
   const ClipProcessorConfig c = parseClipProcessorConfig(R"({"size": 336, "crop_size": 336})", "x");
   EXPECT_EQ(c.shortestEdge, 336);
   EXPECT_EQ(c.cropHeight, 336);
@@ -136,18 +140,19 @@ TEST(ImageTest, BadFilesGiveClearErrors) {
   EXPECT_NE(decodeError("").find("not a PNG or JPEG image (0 bytes)"), std::string::npos);
   EXPECT_NE(decodeError("GIF89a....").find("not a PNG or JPEG"), std::string::npos);
   const std::string png = io::readFile(kDir + "/rgb.png"), jpg = io::readFile(kDir + "/photo.jpg");
-  for (size_t cut : {size_t(8), size_t(40), png.size() / 2, png.size() - 13})
+  for (size_t cut : {size_t(8), size_t(40), png.size() / 2, png.size() - 25})
     EXPECT_NE(decodeError(png.substr(0, cut)).find("corrupt PNG"), std::string::npos) << cut;
   for (size_t cut : {size_t(3), size_t(200), jpg.size() / 2, jpg.size() - 2})
     EXPECT_NE(decodeError(jpg.substr(0, cut)).find("corrupt JPEG"), std::string::npos) << cut;
   std::string flipped = png;
   flipped[png.size() / 2] ^= 0x55; // a damaged IDAT: zlib or CRC error
   EXPECT_NE(decodeError(flipped).find("corrupt PNG"), std::string::npos);
-  // A header claiming 2^16 x 2^16 pixels (IHDR width and height, CRC not fixed: either
-  // error names the file).
-  std::string huge = png;
-  huge.replace(16, 8, std::string("\x00\x01\x00\x00\x00\x01\x00\x00", 8));
-  EXPECT_NE(decodeError(huge).find("mm-image-test.bin"), std::string::npos);
+  // An IHDR claiming 70000 x 70000 pixels (with a valid CRC) and a CMYK JPEG.
+  EXPECT_NE(decodeError(io::readFile(kDir + "/huge-header.png"))
+                .find("image size 70000 x 70000 is empty or over 268435456 pixels"),
+            std::string::npos);
+  EXPECT_NE(decodeError(io::readFile(kDir + "/cmyk.jpg")).find("CMYK/YCCK JPEG images are not"),
+            std::string::npos);
   try {
     decodeImageFile(kDir + "/no-such-image.png");
     ADD_FAILURE() << "a missing file decoded";

@@ -12,6 +12,8 @@ usage: /usr/bin/python3 gen_image_goldens.py   (writes next to this file; determ
 import json
 import math
 import os
+import struct
+import zlib
 
 import numpy as np
 from PIL import Image
@@ -41,9 +43,23 @@ inputs = [
          progressive=True),
     save("gray.jpg", Image.fromarray(smooth(21, 26, 1)[..., 0], "L"), quality=90),
 ]
+inputs.append(save("gray16.png", Image.fromarray(  # Pillow's mode I;16, clamped by convert
+    (smooth(9, 11, 1)[..., 0].astype(np.uint16) * 6 // 5).astype(np.uint16), "I;16")))
+inputs.append(save("la.png", Image.fromarray(smooth(10, 12, 2), "LA")))
 pal = Image.fromarray(smooth(13, 17, 3), "RGB").quantize(16)
 pal.info["transparency"] = 3
 inputs.append(save("palette.png", pal, transparency=3))
+
+# rgb.png without its IEND chunk (Pillow decodes it), a PNG whose IHDR claims 70000 x
+# 70000 pixels (CRC fixed, so the size check is what refuses it), and a CMYK JPEG.
+png = open(os.path.join(HERE, "rgb.png"), "rb").read()
+assert png.endswith(b"IEND\xaeB`\x82")
+open(os.path.join(HERE, "noiend.png"), "wb").write(png[:-12])
+inputs.append("noiend.png")
+ihdr = b"IHDR" + struct.pack(">II", 70000, 70000) + png[24:29]
+huge = png[:12] + ihdr + struct.pack(">I", zlib.crc32(ihdr)) + png[33:]
+open(os.path.join(HERE, "huge-header.png"), "wb").write(huge)
+save("cmyk.jpg", Image.fromarray(smooth(8, 8, 3), "RGB").convert("CMYK"), quality=90)
 
 for name in inputs:
     rgb = np.asarray(Image.open(os.path.join(HERE, name)).convert("RGB"))
