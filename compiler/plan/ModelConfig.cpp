@@ -142,8 +142,14 @@ mlir::LogicalResult readModelFiles(const std::string &configPath, std::vector<Mo
     llvm::SmallString<256> path(configPath);
     llvm::sys::path::remove_filename(path);
     llvm::sys::path::append(path, name);
-    if (!llvm::sys::fs::exists(path))
+    llvm::sys::fs::file_status status;
+    if (llvm::sys::fs::status(path, status) || !llvm::sys::fs::exists(status))
       continue;
+    if (!llvm::sys::fs::is_regular_file(status) || status.getSize() > kMaxModelFileBytes) {
+      error = "'" + std::string(path) + "' is not a regular file of at most 16 MiB (" +
+              std::to_string(status.getSize()) + " bytes)";
+      return mlir::failure();
+    }
     auto buffer = llvm::MemoryBuffer::getFile(path);
     if (!buffer) {
       error = "cannot read '" + std::string(path) + "': " + buffer.getError().message();

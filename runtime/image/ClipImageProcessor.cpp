@@ -203,6 +203,9 @@ std::vector<float> clipPixelValues(const RgbImage &image, const ClipProcessorCon
     const int64_t shortSide = portrait ? im->width : im->height;
     const int64_t longSide = portrait ? im->height : im->width;
     const int64_t newLong = int64_t(double(c.shortestEdge * longSide) / double(shortSide));
+    if (newLong > kMaxImagePixels / c.shortestEdge)
+      fail("the processor's shortest_edge ", c.shortestEdge, " resizes the ", image.width, " x ",
+           image.height, " image to over ", kMaxImagePixels, " pixels");
     resized = resizeBicubic(image, portrait ? newLong : c.shortestEdge,
                             portrait ? c.shortestEdge : newLong);
     im = &resized;

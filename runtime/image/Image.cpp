@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include <sys/stat.h>
+
 #include <jpeglib.h>
 #include <jerror.h>
 #include <png.h>
@@ -67,7 +69,7 @@ void pngWarning(png_structp, png_const_charp) {}
 /// 255 as Pillow's convert("RGB") clamps it. Runs inside decodePngInto's setjmp region:
 /// it creates no object with a destructor, and a failed allocation is caught here.
 void readPngRows(png_structp png, png_infop info, PngReader &reader, RgbImage &image,
-                 std::vector<png_bytep> &rows, std::vector<uint8_t> &wide, bool grey16) {
+                 std::vector<uint8_t> &wide, bool grey16) {
   const png_uint_32 width = png_get_image_width(png, info), height = png_get_image_height(png, info);
   const size_t rowBytes = size_t(width) * (grey16 ? 2 : 3);
   if (png_get_rowbytes(png, info) != rowBytes) {
@@ -79,18 +81,14 @@ void readPngRows(png_structp png, png_infop info, PngReader &reader, RgbImage &i
       !allocatePixels(wide, grey16 ? size_t(height) * rowBytes : 0, reader.message,
                       sizeof reader.message))
     return;
-  try {
-    rows.resize(height);
-  } catch (const std::bad_alloc &) {
-    std::snprintf(reader.message, sizeof reader.message, "out of memory");
-    return;
-  }
+  // Row by row (each interlace pass over every row), so no row-pointer array: Pillow
+  // reads up to the last image row and accepts a file that ends there (no IEND), so the
+  // chunks after the image data are not read.
   uint8_t *base = grey16 ? wide.data() : image.pixels.data();
-  for (png_uint_32 y = 0; y < height; ++y)
-    rows[y] = base + size_t(y) * rowBytes;
-  // Pillow reads up to the last image row and accepts a file that ends there (no IEND),
-  // so the chunks after the image data are not read.
-  png_read_image(png, rows.data());
+  const int passes = png_set_interlace_handling(png);
+  for (int p = 0; p < passes; ++p)
+    for (png_uint_32 y = 0; y < height; ++y)
+      png_read_row(png, base + size_t(y) * rowBytes, nullptr);
   if (grey16)
     for (size_t i = 0; i < size_t(width) * height; ++i) {
       const unsigned v = unsigned(wide[2 * i]) << 8 | wide[2 * i + 1]; // big-endian
@@ -104,8 +102,8 @@ void readPngRows(png_structp png, png_infop info, PngReader &reader, RgbImage &i
 
 /// Decodes into `image`; returns false with reader.message set on a libpng error, or
 /// with it empty and image.height/width set when the size is refused.
-bool decodePngInto(PngReader &reader, RgbImage &image, std::vector<png_bytep> &rows,
-                   std::vector<uint8_t> &wide, const std::string &what) {
+bool decodePngInto(PngReader &reader, RgbImage &image, std::vector<uint8_t> &wide,
+                   const std::string &what) {
   png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &reader, pngError, pngWarning);
   if (!png)
     fail(what, ": cannot create a PNG reader");
@@ -132,9 +130,8 @@ bool decodePngInto(PngReader &reader, RgbImage &image, std::vector<png_bytep> &r
         png_set_gray_to_rgb(png);
       }
       png_set_strip_alpha(png);
-      png_set_interlace_handling(png);
       png_read_update_info(png, info);
-      readPngRows(png, info, reader, image, rows, wide, grey16);
+      readPngRows(png, info, reader, image, wide, grey16);
       ok = reader.message[0] == 0;
     } else {
       image.height = height;
@@ -148,9 +145,8 @@ bool decodePngInto(PngReader &reader, RgbImage &image, std::vector<png_bytep> &r
 RgbImage decodePng(const std::string &bytes, const std::string &what) {
   PngReader reader{bytes};
   RgbImage image;
-  std::vector<png_bytep> rows;
   std::vector<uint8_t> wide;
-  const bool ok = decodePngInto(reader, image, rows, wide, what);
+  const bool ok = decodePngInto(reader, image, wide, what);
   if (!ok && reader.message[0] == 0)
     checkSize(uint64_t(image.height), uint64_t(image.width), what);
   if (!ok)
@@ -242,6 +238,14 @@ RgbImage decodeImage(const std::string &bytes, const std::string &what) {
 }
 
 RgbImage decodeImageFile(const std::string &path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0)
+    fail("cannot open image '", path, "': ", std::strerror(errno));
+  if (!S_ISREG(st.st_mode))
+    fail("'", path, "' is not a regular file");
+  if (uint64_t(st.st_size) > kMaxImageFileBytes)
+    fail("'", path, "' is ", uint64_t(st.st_size), " bytes, over the ", kMaxImageFileBytes,
+         " an image file may have");
   return decodeImage(io::readFile(path), "'" + path + "'");
 }
 

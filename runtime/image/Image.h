@@ -10,8 +10,10 @@
 //   - JPEG: baseline and progressive, greyscale or YCbCr, decoded to RGB with libjpeg's
 //     defaults (islow IDCT, fancy upsampling), as Pillow decodes them. CMYK/YCCK JPEGs
 //     are refused.
-// Errors (missing or unreadable file, not PNG/JPEG, corrupt or truncated data, more than
-// kMaxImagePixels pixels) throw mm::rt::Error naming the file and the reason.
+// Errors (missing, unreadable or not a regular file, over 1 GiB, not PNG/JPEG, corrupt or
+// truncated data, more than kMaxImagePixels pixels) throw mm::rt::Error naming the file
+// and the reason. Damaged files that Pillow decodes leniently (a wrong IDAT CRC, a cut
+// inside the last IDAT, palette indices past PLTE) are refused or decode differently.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MM_RUNTIME_IMAGE_IMAGE_H
@@ -30,8 +32,12 @@ struct RgbImage {
   uint8_t at(int64_t y, int64_t x, int c) const { return pixels[size_t((y * width + x) * 3 + c)]; }
 };
 
-/// Largest image decoded (height x width): 2^28 pixels, 768 MiB of RGB.
-constexpr int64_t kMaxImagePixels = int64_t(1) << 28;
+/// Largest image decoded (height x width): Pillow's decompression-bomb limit (2 x
+/// Image.MAX_IMAGE_PIXELS), above which Pillow, and so transformers, refuses to open one;
+/// 512 MiB of RGB.
+constexpr int64_t kMaxImagePixels = 178956970;
+/// Largest image file read: 1 GiB.
+constexpr uint64_t kMaxImageFileBytes = uint64_t(1) << 30;
 
 /// Decodes a PNG or JPEG file (told apart by its signature, not its name).
 RgbImage decodeImageFile(const std::string &path);

@@ -164,15 +164,24 @@ Tensor imagePixelValues(const Plan &plan, const std::string &path) {
   if (!config)
     fail("--image: the plan has no preprocessor_config.json (compile a model folder that "
          "holds one, or give --pixel-values)");
-  const ClipProcessorConfig c =
-      parseClipProcessorConfig(*config, plan.origin() + ": preprocessor_config.json");
+  const std::string where = plan.origin() + ": preprocessor_config.json";
+  const ClipProcessorConfig c = parseClipProcessorConfig(*config, where);
+  // The crop fixes the pixel values' size: check it against the encoder before decoding.
+  const FunctionInfo &vision = plan.function(plan.generation().visionFunction);
+  if (c.doCenterCrop && !vision.inputs.empty()) {
+    const auto &shape = vision.tensors[vision.inputs[0].tensor].shape;
+    if (shape.size() == 4 && shape[2] >= 0 && shape[3] >= 0 &&
+        (shape[2] != c.cropHeight || shape[3] != c.cropWidth))
+      fail("--image: ", where, " crops to ", c.cropWidth, " x ", c.cropHeight,
+           " but the vision encoder takes ", shape[3], " x ", shape[2], " pixels");
+  }
   int64_t h = 0, w = 0;
   const std::vector<float> values = clipPixelValues(decodeImageFile(path), c, h, w);
   Tensor pixels = Tensor::host(DType::f32, {1, 3, h, w});
   std::copy(values.begin(), values.end(), pixels.as<float>());
-  const FunctionInfo &fn = plan.function(plan.generation().visionFunction);
-  return fn.inputs.empty() ? pixels
-                           : toDeclaredFloat(fn.tensors[fn.inputs[0].tensor], std::move(pixels));
+  return vision.inputs.empty()
+             ? pixels
+             : toDeclaredFloat(vision.tensors[vision.inputs[0].tensor], std::move(pixels));
 }
 
 /// Runs the warm-up generations and the reported one with `gen` (CPU or CUDA generator).

@@ -178,6 +178,8 @@ int main(int argc, char **argv) {
                    "--input or --input-dir to run one graph, or --info");
     mmrun::GenerateOptions o;
     o.pixelValues = pixelValues;
+    if (image.getNumOccurrences() && image.empty())
+      mm::rt::fail("--image needs a file name");
     o.image = image;
     o.inputIds = inputIds;
     o.maxNewTokens = maxNewTokens;
