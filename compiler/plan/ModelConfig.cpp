@@ -12,20 +12,36 @@ using json = nlohmann::json;
 namespace mm {
 namespace {
 
-/// Parses a JSON file without exceptions (LLVM-style targets build with -fno-exceptions).
-mlir::LogicalResult parseJson(const std::string &path, json &out, std::string &error) {
-  auto buffer = llvm::MemoryBuffer::getFile(path);
-  if (!buffer) {
-    error = "cannot read '" + path + "': " + buffer.getError().message();
-    return mlir::failure();
-  }
-  out = json::parse((*buffer)->getBuffer().begin(), (*buffer)->getBuffer().end(), nullptr,
-                    /*allow_exceptions=*/false);
+/// Parses the text of `path` as a JSON object, without exceptions (LLVM-style targets
+/// build with -fno-exceptions).
+mlir::LogicalResult parseJsonText(llvm::StringRef text, const std::string &path, json &out,
+                                  std::string &error) {
+  out = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (out.is_discarded() || !out.is_object()) {
     error = "'" + path + "' is not a JSON object";
     return mlir::failure();
   }
   return mlir::success();
+}
+
+/// Reads `path` whole; fails with a message naming it.
+mlir::LogicalResult readFile(const std::string &path, std::unique_ptr<llvm::MemoryBuffer> &out,
+                             std::string &error) {
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer) {
+    error = "cannot read '" + path + "': " + buffer.getError().message();
+    return mlir::failure();
+  }
+  out = std::move(*buffer);
+  return mlir::success();
+}
+
+/// Parses a JSON file (see parseJsonText).
+mlir::LogicalResult parseJson(const std::string &path, json &out, std::string &error) {
+  std::unique_ptr<llvm::MemoryBuffer> buffer;
+  if (mlir::failed(readFile(path, buffer, error)))
+    return mlir::failure();
+  return parseJsonText(buffer->getBuffer(), path, out, error);
 }
 
 /// Reads integer field `key` of `obj` into `value` if present; fails on a non-integer.
@@ -150,23 +166,18 @@ mlir::LogicalResult readModelFiles(const std::string &configPath, std::vector<Mo
               std::to_string(status.getSize()) + " bytes)";
       return mlir::failure();
     }
-    auto buffer = llvm::MemoryBuffer::getFile(path);
-    if (!buffer) {
-      error = "cannot read '" + std::string(path) + "': " + buffer.getError().message();
+    std::unique_ptr<llvm::MemoryBuffer> buffer;
+    json parsed;
+    if (mlir::failed(readFile(std::string(path), buffer, error)))
       return mlir::failure();
-    }
-    if ((*buffer)->getBufferSize() > kMaxModelFileBytes) {
-      error = "'" + std::string(path) + "' is " + std::to_string((*buffer)->getBufferSize()) +
+    if (buffer->getBufferSize() > kMaxModelFileBytes) {
+      error = "'" + std::string(path) + "' is " + std::to_string(buffer->getBufferSize()) +
               " bytes, over the 16 MiB a plan keeps of a model file";
       return mlir::failure();
     }
-    const json parsed = json::parse((*buffer)->getBuffer().begin(), (*buffer)->getBuffer().end(),
-                                    nullptr, /*allow_exceptions=*/false);
-    if (parsed.is_discarded() || !parsed.is_object()) {
-      error = "'" + std::string(path) + "' is not a JSON object";
+    if (mlir::failed(parseJsonText(buffer->getBuffer(), std::string(path), parsed, error)))
       return mlir::failure();
-    }
-    out.push_back({name, (*buffer)->getBuffer().str()});
+    out.push_back({name, buffer->getBuffer().str()});
   }
   return mlir::success();
 }

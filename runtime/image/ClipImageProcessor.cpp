@@ -133,12 +133,12 @@ RgbImage resizeBicubic(const RgbImage &image, int64_t height, int64_t width) {
     fail("resize: ", width, " x ", height, " is empty or over ", kMaxImagePixels, " pixels");
   if (image.height <= 0 || image.width <= 0)
     fail("resize: empty image");
-  RgbImage out = image;
-  if (width != image.width)
-    out = resamplePass(out, width, true);
-  if (height != image.height)
-    out = resamplePass(out, height, false);
-  return out;
+  if (width == image.width && height == image.height)
+    return image;
+  if (width == image.width)
+    return resamplePass(image, height, false);
+  const RgbImage horizontal = resamplePass(image, width, true);
+  return height == image.height ? horizontal : resamplePass(horizontal, height, false);
 }
 
 ClipProcessorConfig parseClipProcessorConfig(const std::string &text, const std::string &what) {

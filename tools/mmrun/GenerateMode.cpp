@@ -142,11 +142,10 @@ void report(const GenerationResult &r, const GenerateOptions &o, double deviceMi
                        rss, mib(memory.weightBytes), mib(r.kvCacheBytes), mib(memory.arenaBytes));
 }
 
-/// The pixel values of --pixel-values in the vision encoder's float type (an f32 .npy
-/// feeds an f16 export's encoder; f32, f16, bf16 and f64 files are taken). A file of
-/// another kind or shape is passed as it is, so the encoder's input check names it.
-Tensor readPixelValues(const Plan &plan, const std::string &path) {
-  Tensor pixels = readTensorFile(path);
+/// `pixels` in the vision encoder's float type (an f32 .npy feeds an f16 export's encoder;
+/// f32, f16, bf16 and f64 are taken). Other kinds and shapes pass as they are, so the
+/// encoder's input check names them.
+Tensor toVisionInputType(const Plan &plan, Tensor pixels) {
   const std::string &vision = plan.generation().visionFunction;
   if (vision.empty())
     return pixels;
@@ -179,9 +178,7 @@ Tensor imagePixelValues(const Plan &plan, const std::string &path) {
   const std::vector<float> values = clipPixelValues(decodeImageFile(path), c, h, w);
   Tensor pixels = Tensor::host(DType::f32, {1, 3, h, w});
   std::copy(values.begin(), values.end(), pixels.as<float>());
-  return vision.inputs.empty()
-             ? pixels
-             : toDeclaredFloat(vision.tensors[vision.inputs[0].tensor], std::move(pixels));
+  return toVisionInputType(plan, std::move(pixels));
 }
 
 /// Runs the warm-up generations and the reported one with `gen` (CPU or CUDA generator).
@@ -202,7 +199,7 @@ GenerationResult generateWith(Gen &gen, const Plan &plan, const GenerateOptions 
   if (!o.image.empty() && g.visionFunction.empty())
     fail("--image: the plan has no vision encoder");
   if (!o.pixelValues.empty())
-    pixels = readPixelValues(plan, o.pixelValues);
+    pixels = toVisionInputType(plan, readTensorFile(o.pixelValues));
   else if (!o.image.empty())
     pixels = imagePixelValues(plan, o.image);
   options.maxNewTokens = o.maxNewTokens;
