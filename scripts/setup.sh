@@ -13,7 +13,7 @@ shift || true
 packages=(libmlir-19-dev mlir-19-tools llvm-19-dev llvm-19-tools libonnx-dev libprotobuf-dev
   protobuf-compiler libflatbuffers-dev flatbuffers-compiler nlohmann-json3-dev ninja-build
   libgtest-dev zlib1g-dev libzstd-dev libopenblas-dev libpng-dev libjpeg62-turbo-dev cmake g++
-  python3-onnx python3-numpy)
+  python3-onnx python3-numpy libpcre2-dev libutf8proc-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -4,12 +4,14 @@
 //   mmc compile <model | file.mlir> -o plan.fb [--target cpu|cuda] [--dtype auto|f32|f16|bf16]
 //               [--bind NAME=VALUE[,VALUE...]]
 //               [--config config.json] [--stats] [--no-fusion]
+//   mmc tokenize <folder | tokenizer.json> --file F [--add-special-tokens] [--decode]
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/import/onnx/OnnxImporter.h"
 #include "compiler/support/OpStats.h"
 #include "compiler/transforms/Passes.h"
 #include "tools/mmc/Compile.h"
+#include "tools/mmc/Tokenize.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
@@ -28,6 +30,8 @@ namespace cl = llvm::cl;
 
 static cl::SubCommand importCmd("import", "Import an ONNX model (file or folder) into the mm dialect");
 static cl::SubCommand compileCmd("compile", "Compile a model into a plan file for mmrun");
+static cl::SubCommand tokenizeCmd("tokenize", "Encode (or decode) lines of text with a model "
+                                              "folder's tokenizer.json, without a model");
 
 static cl::opt<std::string> importInput(cl::Positional, cl::Required, cl::sub(importCmd),
                                         cl::desc("<model.onnx | folder>"));
@@ -63,6 +67,18 @@ static cl::list<std::string> compileBind(
     "bind", cl::sub(compileCmd), cl::value_desc("NAME=VALUE[,VALUE...]"),
     cl::desc("Replace graph input NAME by a constant (a shape parameter, a branch "
              "condition); repeatable"));
+
+static cl::opt<std::string> tokenizeInput(cl::Positional, cl::Required, cl::sub(tokenizeCmd),
+                                          cl::desc("<folder | tokenizer.json>"));
+static cl::opt<std::string> tokenizeFile("file", cl::sub(tokenizeCmd), cl::Required,
+                                         cl::desc("Input: one JSON string per line (with "
+                                                  "--decode, one JSON array of ids)"),
+                                         cl::value_desc("file"));
+static cl::opt<bool> tokenizeSpecial("add-special-tokens", cl::sub(tokenizeCmd),
+                                     cl::desc("Add the post-processor's special tokens "
+                                              "(e.g. Llama-2's <s>)"));
+static cl::opt<bool> tokenizeDecode("decode", cl::sub(tokenizeCmd),
+                                    cl::desc("Decode id arrays to JSON strings instead"));
 
 /// `mmc import`: ONNX file or folder -> mm dialect, shape-folded (-mm-fold-shapes) unless
 /// --no-fold, printed to stdout or written to -o atomically (a temporary file renamed into
@@ -124,6 +140,8 @@ int main(int argc, char **argv) {
     request.bindings.assign(compileBind.begin(), compileBind.end());
     return mm::runCompile(request);
   }
+  if (tokenizeCmd)
+    return mm::runTokenize({tokenizeInput, tokenizeFile, tokenizeSpecial, tokenizeDecode});
   llvm::WithColor::error(llvm::errs(), "mmc") << "no subcommand given; see 'mmc --help'\n";
   return 1;
 }
