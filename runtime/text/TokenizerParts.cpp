@@ -311,20 +311,30 @@ int byteOfByteLevelChar(char32_t c) { return c < 324 ? byteLevelTable().byteOf[c
 
 //===-- Normalizers ------------------------------------------------------------===//
 
+namespace {
+
+/// A "Sequence" stage: the stages of list `key` applied in order.
+template <typename Stage>
+Stage sequenceOf(const json &j, const char *key, const std::string &what,
+                     Stage (*parse)(const json &, const std::string &)) {
+  const json &list = field(j, key, what);
+  if (!list.is_array())
+    fail(what, ": \"", key, "\" is not a list");
+  std::vector<Stage> parts;
+  for (size_t i = 0; i < list.size(); ++i)
+    parts.push_back(parse(list[i], what + "[" + std::to_string(i) + "]"));
+  return [parts](auto &value) {
+    for (const Stage &stage : parts)
+      stage(value);
+  };
+}
+
+} // namespace
+
 Normalizer parseNormalizer(const json &j, const std::string &what) {
   std::string type = typeOf(j, what);
-  if (type == "Sequence") {
-    const json &list = field(j, "normalizers", what);
-    if (!list.is_array())
-      fail(what, ": \"normalizers\" is not a list");
-    std::vector<Normalizer> parts;
-    for (size_t i = 0; i < list.size(); ++i)
-      parts.push_back(parseNormalizer(list[i], what + "[" + std::to_string(i) + "]"));
-    return [parts](std::string &s) {
-      for (const Normalizer &n : parts)
-        n(s);
-    };
-  }
+  if (type == "Sequence")
+    return sequenceOf<Normalizer>(j, "normalizers", what, parseNormalizer);
   if (type == "NFC")
     return [](std::string &s) { s = toNfc(s); };
   if (type == "Prepend") {
@@ -346,18 +356,8 @@ Normalizer parseNormalizer(const json &j, const std::string &what) {
 
 PreTokenizer parsePreTokenizer(const json &j, const std::string &what) {
   std::string type = typeOf(j, what);
-  if (type == "Sequence") {
-    const json &list = field(j, "pretokenizers", what);
-    if (!list.is_array())
-      fail(what, ": \"pretokenizers\" is not a list");
-    std::vector<PreTokenizer> parts;
-    for (size_t i = 0; i < list.size(); ++i)
-      parts.push_back(parsePreTokenizer(list[i], what + "[" + std::to_string(i) + "]"));
-    return [parts](std::vector<std::string> &splits) {
-      for (const PreTokenizer &p : parts)
-        p(splits);
-    };
-  }
+  if (type == "Sequence")
+    return sequenceOf<PreTokenizer>(j, "pretokenizers", what, parsePreTokenizer);
   if (type == "Split") {
     auto pattern = std::make_shared<Pattern>(field(j, "pattern", what), what);
     Behavior behavior = parseBehavior(stringField(j, "behavior", what), what);
@@ -475,18 +475,8 @@ size_t countField(const json &j, const char *name, const std::string &what) {
 
 Decoder parseDecoder(const json &j, const std::string &what) {
   std::string type = typeOf(j, what);
-  if (type == "Sequence") {
-    const json &list = field(j, "decoders", what);
-    if (!list.is_array())
-      fail(what, ": \"decoders\" is not a list");
-    std::vector<Decoder> parts;
-    for (size_t i = 0; i < list.size(); ++i)
-      parts.push_back(parseDecoder(list[i], what + "[" + std::to_string(i) + "]"));
-    return [parts](std::vector<std::string> &tokens) {
-      for (const Decoder &d : parts)
-        d(tokens);
-    };
-  }
+  if (type == "Sequence")
+    return sequenceOf<Decoder>(j, "decoders", what, parseDecoder);
   if (type == "Replace") {
     auto pattern = std::make_shared<Pattern>(field(j, "pattern", what), what);
     std::string content = stringField(j, "content", what);
