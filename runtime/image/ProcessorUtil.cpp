@@ -1,0 +1,134 @@
+//===- ProcessorUtil.cpp - shared pieces of the image processors -------------===//
+#include "runtime/image/ProcessorUtil.h"
+
+#include "runtime/core/Error.h"
+
+#include <sstream>
+
+namespace mm::rt::imgproc {
+
+json parseObject(const std::string &text, const std::string &what) {
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object())
+    fail(what, ": not a JSON object");
+  return j;
+}
+
+void checkProcessorType(const json &j, std::initializer_list<const char *> types,
+                        const std::string &what) {
+  const char *key = "image_processor_type";
+  auto it = j.find(key);
+  std::string type;
+  if (it != j.end() && !it->is_null()) {
+    if (!it->is_string())
+      fail(what, ": '", key, "' is not a string");
+    type = it->get<std::string>();
+  } else if (auto fe = j.find("feature_extractor_type"); fe != j.end() && !fe->is_null()) {
+    key = "feature_extractor_type";
+    if (!fe->is_string())
+      fail(what, ": '", key, "' is not a string");
+    type = fe->get<std::string>();
+    if (size_t at = type.find("FeatureExtractor"); at != std::string::npos)
+      type.replace(at, 16, "ImageProcessor");
+  } else {
+    return;
+  }
+  std::ostringstream names;
+  for (const char *t : types) {
+    for (const char *suffix : {"", "Fast", "Pil"})
+      if (type == std::string(t) + suffix)
+        return;
+    names << (names.tellp() > 0 ? ", " : "") << t;
+  }
+  fail(what, ": '", key, "' is \"", type, "\"; this reader takes ", names.str(),
+       " (or their Fast/Pil spellings)");
+}
+
+bool readBool(const json &j, const char *key, bool fallback, const std::string &what) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null())
+    return fallback;
+  if (!it->is_boolean())
+    fail(what, ": '", key, "' is not true or false");
+  return it->get<bool>();
+}
+
+int64_t readPositive(const json &v, const std::string &key, const std::string &what, int64_t max) {
+  if (!v.is_number_integer() || v.get<int64_t>() <= 0 || v.get<int64_t>() > max)
+    fail(what, ": '", key, "' is not a positive integer of at most ", max);
+  return v.get<int64_t>();
+}
+
+int64_t readPositiveKey(const json &j, const char *key, int64_t fallback, const std::string &what,
+                        int64_t max) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null())
+    return fallback;
+  return readPositive(*it, key, what, max);
+}
+
+std::array<double, 3> readTriple(const json &j, const char *key, std::array<double, 3> fallback,
+                                 const std::string &what) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null())
+    return fallback;
+  if (!it->is_array() || it->size() != 3)
+    fail(what, ": '", key, "' is not a list of 3 numbers");
+  std::array<double, 3> v{};
+  for (size_t i = 0; i < 3; ++i) {
+    if (!(*it)[i].is_number())
+      fail(what, ": '", key, "' is not a list of 3 numbers");
+    v[i] = (*it)[i].get<double>();
+  }
+  return v;
+}
+
+ResampleFilter readResample(const json &j, ResampleFilter fallback, const std::string &what) {
+  auto it = j.find("resample");
+  if (it == j.end() || it->is_null())
+    return fallback;
+  if (!it->is_number_integer())
+    fail(what, ": 'resample' is not a Pillow filter id (an integer)");
+  return resampleFilterFromId(it->get<int64_t>(), what);
+}
+
+double readRescaleFactor(const json &j, double fallback, const std::string &what) {
+  auto it = j.find("rescale_factor");
+  if (it == j.end() || it->is_null())
+    return fallback;
+  if (!it->is_number() || !(it->get<double>() > 0))
+    fail(what, ": 'rescale_factor' is not a positive number");
+  return it->get<double>();
+}
+
+void refuseFlag(const json &j, const char *key, const std::string &what, const char *why) {
+  if (readBool(j, key, false, what))
+    fail(what, ": '", key, "' true is not supported (", why, ")");
+}
+
+PixelSteps readPixelSteps(const json &j, std::array<double, 3> mean, std::array<double, 3> std,
+                          const std::string &what) {
+  PixelSteps s;
+  s.doRescale = readBool(j, "do_rescale", true, what);
+  s.doNormalize = readBool(j, "do_normalize", true, what);
+  s.rescaleFactor = readRescaleFactor(j, 1.0 / 255.0, what);
+  mean = readTriple(j, "image_mean", mean, what);
+  std = readTriple(j, "image_std", std, what);
+  for (size_t c = 0; c < 3; ++c) {
+    // np.array(mean, dtype=image.dtype): the config's doubles rounded to float32.
+    s.mean[c] = float(mean[c]);
+    s.std[c] = float(std[c]);
+    if (!(s.std[c] > 0))
+      fail(what, ": 'image_std' holds a value that is not positive");
+  }
+  return s;
+}
+
+void writePlanes(const RgbImage &image, const PixelSteps &s, float *out) {
+  const int64_t plane = image.height * image.width;
+  for (int ch = 0; ch < 3; ++ch)
+    for (int64_t i = 0; i < plane; ++i)
+      out[ch * plane + i] = pixelValue(image.pixels[size_t(i * 3 + ch)], ch, s);
+}
+
+} // namespace mm::rt::imgproc

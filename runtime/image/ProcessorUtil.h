@@ -1,0 +1,85 @@
+//===- ProcessorUtil.h - shared pieces of the image processors (internal) -----===//
+//
+// Reading preprocessor_config.json fields (every malformed field is an Error naming the
+// file and the field) and the last two steps all of transformers' PIL-backend processors
+// share: rescale (image.astype(float64) * factor, then float32) and normalise ((x - mean)
+// / std in float32, mean and std rounded to float32 first), giving channel-first planes.
+// Included by runtime/image/*.cpp only; it exposes nlohmann::json.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MM_RUNTIME_IMAGE_PROCESSORUTIL_H
+#define MM_RUNTIME_IMAGE_PROCESSORUTIL_H
+
+#include "runtime/image/ClipImageProcessor.h"
+#include "runtime/image/Resample.h"
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+namespace mm::rt::imgproc {
+
+using json = nlohmann::json;
+
+/// The JSON object of `text`; Error "<what>: not a JSON object" otherwise.
+json parseObject(const std::string &text, const std::string &what);
+
+/// Throws unless `image_processor_type` (or, when absent, `feature_extractor_type` with
+/// FeatureExtractor read as ImageProcessor) is one of `types`, each also accepted with a
+/// "Fast" or "Pil" suffix. An absent type is accepted.
+void checkProcessorType(const json &j, std::initializer_list<const char *> types,
+                        const std::string &what);
+
+/// `j[key]` as a bool; `fallback` when absent or null.
+bool readBool(const json &j, const char *key, bool fallback, const std::string &what);
+/// `v` (named `key` in errors) as an integer in [1, max].
+int64_t readPositive(const json &v, const std::string &key, const std::string &what,
+                     int64_t max = 65536);
+/// `j[key]` as an integer in [1, max]; `fallback` when absent or null.
+int64_t readPositiveKey(const json &j, const char *key, int64_t fallback, const std::string &what,
+                        int64_t max = 65536);
+/// `j[key]` as a list of 3 numbers (in double precision); `fallback` when absent or null.
+std::array<double, 3> readTriple(const json &j, const char *key, std::array<double, 3> fallback,
+                                 const std::string &what);
+/// `j["resample"]` as a Pillow filter; `fallback` when absent or null.
+ResampleFilter readResample(const json &j, ResampleFilter fallback, const std::string &what);
+/// `j["rescale_factor"]`, a positive number; `fallback` when absent or null.
+double readRescaleFactor(const json &j, double fallback, const std::string &what);
+/// Throws when `j[key]` is true: a step this processor does not implement.
+void refuseFlag(const json &j, const char *key, const std::string &what, const char *why);
+
+/// Rescale and normalise, as the PIL backend does them.
+struct PixelSteps {
+  bool doRescale = true, doNormalize = true;
+  double rescaleFactor = 1.0 / 255.0;
+  std::array<float, 3> mean{}, std{};
+};
+/// Reads do_rescale, rescale_factor, do_normalize, image_mean, image_std (positive std).
+PixelSteps readPixelSteps(const json &j, std::array<double, 3> mean, std::array<double, 3> std,
+                          const std::string &what);
+/// One value through the steps.
+inline float pixelValue(uint8_t v, int ch, const PixelSteps &s) {
+  float x = float(v);
+  if (s.doRescale)
+    x = float(double(x) * s.rescaleFactor);
+  if (s.doNormalize)
+    x = (x - s.mean[size_t(ch)]) / s.std[size_t(ch)];
+  return x;
+}
+/// The image as [3, H, W] float32 planes through the steps, written to `out`.
+void writePlanes(const RgbImage &image, const PixelSteps &s, float *out);
+
+/// The CLIPImageProcessor fields of a config (ClipImageProcessor.cpp), whatever its type.
+ClipProcessorConfig parseClipFields(const json &j, const std::string &what);
+
+/// transformers' defaults: OPENAI_CLIP_MEAN / STD and IMAGENET_STANDARD_MEAN / STD.
+constexpr std::array<double, 3> kClipMean{0.48145466, 0.4578275, 0.40821073};
+constexpr std::array<double, 3> kClipStd{0.26862954, 0.26130258, 0.27577711};
+constexpr std::array<double, 3> kHalf{0.5, 0.5, 0.5};
+
+} // namespace mm::rt::imgproc
+
+#endif
