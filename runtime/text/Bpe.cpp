@@ -2,6 +2,7 @@
 #include "runtime/text/Bpe.h"
 
 #include "runtime/core/Error.h"
+#include "runtime/text/TokenizerParts.h"
 #include "runtime/text/Unicode.h"
 
 #include <nlohmann/json.hpp>
@@ -13,22 +14,6 @@ namespace mm::rt::text {
 using json = nlohmann::json;
 
 namespace {
-
-std::string optionalString(const json &j, const char *name, const std::string &what) {
-  if (!j.contains(name) || j.at(name).is_null())
-    return {};
-  if (!j.at(name).is_string())
-    fail(what, ": \"", name, "\" is not a string");
-  return j.at(name).get<std::string>();
-}
-
-bool optionalBool(const json &j, const char *name, const std::string &what) {
-  if (!j.contains(name) || j.at(name).is_null())
-    return false;
-  if (!j.at(name).is_boolean())
-    fail(what, ": \"", name, "\" is not a boolean");
-  return j.at(name).get<bool>();
-}
 
 /// One entry of "merges": "a b" (older files) or ["a", "b"].
 std::pair<std::string, std::string> mergePair(const json &m, size_t index, const std::string &what) {
@@ -66,9 +51,9 @@ BpeModel::BpeModel(const json &model, const std::string &what) {
   }
   prefix_ = optionalString(model, "continuing_subword_prefix", what);
   suffix_ = optionalString(model, "end_of_word_suffix", what);
-  fuseUnk_ = optionalBool(model, "fuse_unk", what);
-  byteFallback_ = optionalBool(model, "byte_fallback", what);
-  ignoreMerges_ = optionalBool(model, "ignore_merges", what);
+  fuseUnk_ = boolField(model, "fuse_unk", false, what);
+  byteFallback_ = boolField(model, "byte_fallback", false, what);
+  ignoreMerges_ = boolField(model, "ignore_merges", false, what);
   std::string unk = optionalString(model, "unk_token", what);
   if (!unk.empty()) {
     auto id = tokenId(unk);

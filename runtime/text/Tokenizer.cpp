@@ -104,14 +104,6 @@ struct TemplateItem {
   std::vector<int32_t> ids;
 };
 
-bool jsonBool(const json &j, const char *name, bool fallback, const std::string &what) {
-  if (!j.contains(name) || j.at(name).is_null())
-    return fallback;
-  if (!j.at(name).is_boolean())
-    fail(what, ": \"", name, "\" is not a boolean");
-  return j.at(name).get<bool>();
-}
-
 } // namespace
 
 struct Tokenizer::Impl {
@@ -147,11 +139,11 @@ void Tokenizer::Impl::parseAddedTokens(const json &list) {
     if (a.content.empty())
       fail(where, ": empty content");
     a.id = static_cast<int32_t>(t.at("id").get<int64_t>());
-    a.singleWord = jsonBool(t, "single_word", false, where);
-    a.lstrip = jsonBool(t, "lstrip", false, where);
-    a.rstrip = jsonBool(t, "rstrip", false, where);
-    a.normalized = jsonBool(t, "normalized", true, where);
-    a.special = jsonBool(t, "special", false, where);
+    a.singleWord = boolField(t, "single_word", false, where);
+    a.lstrip = boolField(t, "lstrip", false, where);
+    a.rstrip = boolField(t, "rstrip", false, where);
+    a.normalized = boolField(t, "normalized", true, where);
+    a.special = boolField(t, "special", false, where);
     addedById[a.id] = added.size();
     addedByContent[a.content] = added.size();
     added.push_back(a);

@@ -17,8 +17,6 @@
 namespace mm::rt::text {
 using json = nlohmann::json;
 
-namespace {
-
 const json &field(const json &j, const char *name, const std::string &what) {
   if (!j.is_object() || !j.contains(name))
     fail(what, ": no \"", name, "\" field");
@@ -39,6 +37,16 @@ bool boolField(const json &j, const char *name, bool fallback, const std::string
     fail(what, ": \"", name, "\" is not a boolean");
   return j.at(name).get<bool>();
 }
+
+std::string optionalString(const json &j, const char *name, const std::string &what) {
+  if (!j.contains(name) || j.at(name).is_null())
+    return {};
+  if (!j.at(name).is_string())
+    fail(what, ": \"", name, "\" is not a string");
+  return j.at(name).get<std::string>();
+}
+
+namespace {
 
 std::string typeOf(const json &j, const std::string &what) { return stringField(j, "type", what); }
 
