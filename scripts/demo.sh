@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The README's first command: set up and build (scripts/setup.sh), then run the main job on
-# the bundled default model: import it, compile it into a plan, and generate 16 tokens with
-# mmrun for the reference image and prompt.
+# the bundled default model: import it, compile it into a plan, and answer a question about
+# an image with mmrun (--image, --prompt), checking the text against transformers'.
 #
-#   scripts/demo.sh [model folder]       (default: models/tiny-llava-ts)
+#   scripts/demo.sh [model folder]       (default: models/tiny-llava-chat; a folder without a
+#                                         tokenizer, e.g. models/tiny-llava-ts, is run from
+#                                         its reference token ids instead)
 #   MM_BUILD=dir scripts/demo.sh         (build folder; default: build/)
 #
 # Outputs go to out/demo/. A step that is not implemented yet is reported as such and ends
@@ -11,7 +13,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${MM_BUILD:-$root/build}
-model=$(cd "${1:-$root/models/tiny-llava-ts}" && pwd)
+model=$(cd "${1:-$root/models/tiny-llava-chat}" && pwd)
 name=$(basename "$model")
 out=$root/out/demo
 bin=$build/bin
@@ -51,6 +53,19 @@ run_step compile "$bin/mmc" compile "$model" -o "$out/$name.plan"
 
 # 3. Generate with the reference image and prompt (reference/generation.json).
 ref=$model/reference
+if [ -f "$model/tokenizer.json" ]; then
+  question="Describe the image."
+  run_step run "$bin/mmrun" "$out/$name.plan" --image "$ref/image.png" --prompt "$question" \
+    --max-new-tokens 24
+  want=$(/usr/bin/python3 -c 'import json,sys; print([c for c in json.load(open(sys.argv[1]))["cases"] if c["name"] == "image-chat"][0]["text"])' "$ref/generation.json")
+  if [ "$(cat "$out/run.stdout")" != "$want" ]; then
+    echo "demo: the text differs from transformers' greedy text for this image and prompt: $want" >&2
+    exit 1
+  fi
+  echo "demo: the text is transformers' greedy text for this image and question (the weights" \
+    "are random, so the text is too)"
+  exit 0
+fi
 ids=$(/usr/bin/python3 -c 'import json,sys; print(",".join(map(str, json.load(open(sys.argv[1]))["prompt_ids"])))' "$ref/generation.json")
 run_step run "$bin/mmrun" "$out/$name.plan" --pixel-values "$ref/pixel_values.npy" \
   --input-ids "$ids" --max-new-tokens 16

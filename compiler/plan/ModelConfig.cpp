@@ -149,35 +149,45 @@ mlir::LogicalResult readModelConfig(const std::string &configPath, ModelConfig &
   return mlir::success();
 }
 
+const std::vector<ModelFileKind> &keptModelFiles() {
+  static const std::vector<ModelFileKind> files = {
+      {"tokenizer.json", true},           {"tokenizer_config.json", true},
+      {"special_tokens_map.json", true},  {"chat_template.json", true},
+      {"chat_template.jinja", false},     {"preprocessor_config.json", true},
+      {"processor_config.json", true},    {"generation_config.json", true}};
+  return files;
+}
+
 mlir::LogicalResult readModelFiles(const std::string &configPath, std::vector<ModelFile> &out,
                                    std::string &error) {
   if (configPath.empty())
     return mlir::success();
-  constexpr uint64_t kMaxModelFileBytes = uint64_t(16) << 20;
-  for (const char *name : {"preprocessor_config.json"}) {
+  constexpr uint64_t kMaxModelFileBytes = uint64_t(64) << 20;
+  for (const ModelFileKind &kind : keptModelFiles()) {
     llvm::SmallString<256> path(configPath);
     llvm::sys::path::remove_filename(path);
-    llvm::sys::path::append(path, name);
+    llvm::sys::path::append(path, kind.name);
     llvm::sys::fs::file_status status;
     if (llvm::sys::fs::status(path, status) || !llvm::sys::fs::exists(status))
       continue;
     if (!llvm::sys::fs::is_regular_file(status) || status.getSize() > kMaxModelFileBytes) {
-      error = "'" + std::string(path) + "' is not a regular file of at most 16 MiB (" +
+      error = "'" + std::string(path) + "' is not a regular file of at most 64 MiB (" +
               std::to_string(status.getSize()) + " bytes)";
       return mlir::failure();
     }
     std::unique_ptr<llvm::MemoryBuffer> buffer;
-    json parsed;
     if (mlir::failed(readFile(std::string(path), buffer, error)))
       return mlir::failure();
     if (buffer->getBufferSize() > kMaxModelFileBytes) {
       error = "'" + std::string(path) + "' is " + std::to_string(buffer->getBufferSize()) +
-              " bytes, over the 16 MiB a plan keeps of a model file";
+              " bytes, over the 64 MiB a plan keeps of a model file";
       return mlir::failure();
     }
-    if (mlir::failed(parseJsonText(buffer->getBuffer(), std::string(path), parsed, error)))
+    json parsed;
+    if (kind.json &&
+        mlir::failed(parseJsonText(buffer->getBuffer(), std::string(path), parsed, error)))
       return mlir::failure();
-    out.push_back({name, buffer->getBuffer().str()});
+    out.push_back({kind.name, buffer->getBuffer().str()});
   }
   return mlir::success();
 }

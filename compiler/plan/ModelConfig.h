@@ -47,10 +47,22 @@ struct ModelFile {
   std::string name, contents;
 };
 
-/// The model-folder files the runtime reads, from the folder of `configPath` (the
-/// config.json in use; none when it is ""): preprocessor_config.json when present. Each
-/// must be a JSON object of at most 16 MiB; otherwise writes a message naming the file
-/// to `error` and fails.
+/// A model-folder file the plan keeps when the folder has it.
+struct ModelFileKind {
+  const char *name;
+  bool json; ///< must parse as JSON (chat_template.jinja is Jinja text)
+};
+
+/// What the runtime's text and image path reads (runtime/chat/Processor.h), in the HF
+/// layout (transformers' save_pretrained; Optimum and transformers.js ONNX folders keep
+/// them next to config.json): tokenizer.json, tokenizer_config.json,
+/// special_tokens_map.json, chat_template.json, chat_template.jinja,
+/// preprocessor_config.json, processor_config.json, generation_config.json.
+const std::vector<ModelFileKind> &keptModelFiles();
+
+/// The files of keptModelFiles() that the folder of `configPath` (the config.json in use;
+/// none when it is "") holds. Each must be a regular file of at most 64 MiB, and a JSON
+/// one must parse; otherwise writes a message naming the file to `error` and fails.
 mlir::LogicalResult readModelFiles(const std::string &configPath, std::vector<ModelFile> &out,
                                    std::string &error);
 

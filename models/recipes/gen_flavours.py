@@ -115,7 +115,8 @@ def export_graph(mod, args, path, ins, outs, dyn, dynamo, big=False):
 
 def export_decoder(m, cfg, base, dtype, dev, dynamo, g, big=False):
     tc = cfg.text_config
-    n, nkv, hd = tc.num_hidden_layers, tc.num_key_value_heads, tc.hidden_size // tc.num_attention_heads
+    n, nkv = tc.num_hidden_layers, tc.num_key_value_heads
+    hd = getattr(tc, "head_dim", None) or tc.hidden_size // tc.num_attention_heads
     dec = G.DecoderWithPast(LMHead(m.model.language_model, m.lm_head), n).eval()
     S, P, NB = 5, 3, (2 if dynamo else 1)  # torch.export specialises a dim whose example size is 1
     e = torch.randn(NB, S, tc.hidden_size, generator=g).to(dev, dtype)

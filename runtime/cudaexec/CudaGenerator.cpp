@@ -81,19 +81,17 @@ void CudaGenerator::enqueueArgmax(const DeviceTensor &logits) {
                    static_cast<int64_t *>(token_.get()));
 }
 
-void CudaGenerator::decode(GenerationResult &r, int64_t maxNewTokens) {
+void CudaGenerator::decode(GenerationResult &r, const GenerationOptions &options) {
   const GenerationInfo &g = info();
-  r.stoppedAtEos = isEos(g, r.tokens.back());
-  if (r.stoppedAtEos || maxNewTokens <= 1)
-    return;
   // Pipelined: a step's embedding reads the previous argmax from device memory, so the host
   // records step i + 1 while the device runs step i. Token ids come back through page-locked
-  // memory and are checked for EOS one step behind (a step launched after an EOS is
+  // memory and are accepted one step behind (a step launched after the last token is
   // discarded).
   const DType idType = embed_->function().tensors[embed_->function().inputs.at(0).tensor].dtype;
   if (idType != DType::i64)
     fail("embedding input '", embed_->function().inputs.at(0).name, "' is ", dtypeName(idType),
          "; the CUDA generator feeds i64 token ids");
+  const int64_t maxNewTokens = options.maxNewTokens;
   hostTokens_.reserve(static_cast<size_t>(maxNewTokens) * sizeof(int64_t));
   auto *host = static_cast<int64_t *>(hostTokens_.data());
   cudaStream_t s = ctx_->stream();
@@ -104,33 +102,36 @@ void CudaGenerator::decode(GenerationResult &r, int64_t maxNewTokens) {
   auto start = Clock::now();
   auto readToken = [&](int64_t i) {
     cuda::checkCuda(cudaEventSynchronize(tokenReady_[i % 2]), "cudaEventSynchronize");
-    r.tokens.push_back(host[i]);
-    r.stoppedAtEos = isEos(g, host[i]);
+    return acceptToken(g, options, r, host[i]);
   };
+  bool more = true;
   int64_t i = 1;
-  for (; i < maxNewTokens && !r.stoppedAtEos; ++i) {
+  for (; i < maxNewTokens && more; ++i) {
     DeviceTensor step = embed_->run({{ids, true}})[0];
     enqueueArgmax(decoderStep(step, 1));
     cuda::checkCuda(cudaMemcpyAsync(host + i, token_.get(), sizeof(int64_t), cudaMemcpyDeviceToHost, s),
                     "cudaMemcpyAsync");
     cuda::checkCuda(cudaEventRecord(tokenReady_[i % 2], s), "cudaEventRecord");
     if (i > 1)
-      readToken(i - 1);
+      more = readToken(i - 1);
   }
-  if (!r.stoppedAtEos)
+  if (more)
     readToken(i - 1);
   ctx_->synchronize();
   r.decodeMs = msSince(start);
 }
 
-void CudaGenerator::decodeTeacherForced(GenerationResult &r, const GenerationOptions &options) {
+void CudaGenerator::decodeStepwise(GenerationResult &r, const GenerationOptions &options,
+                                   Sampler &sampler, const std::vector<int64_t> &prompt) {
+  const GenerationInfo &g = info();
   auto start = Clock::now();
-  while (static_cast<int64_t>(r.tokens.size()) < options.maxNewTokens) {
+  bool more = true;
+  while (more) {
     DeviceTensor step = embedTokens({nextInput(options, r, r.tokens.size())});
-    DeviceTensor logits = decoderStep(step, 1);
-    int64_t token = argmaxLast(logits);
-    recordStepLogits(options, r, r.tokens.size(), lastRowOnHost(logits));
-    r.tokens.push_back(token);
+    Tensor row = lastRowOnHost(decoderStep(step, 1));
+    int64_t token = sampleFromRow(sampler, row, prompt, r.tokens);
+    recordStepLogits(options, r, r.tokens.size(), row);
+    more = acceptToken(g, options, r, token);
   }
   r.decodeMs = msSince(start);
 }
@@ -199,10 +200,19 @@ GenerationResult CudaGenerator::generate(const Tensor *pixelValues,
   cache_->clear(s);
   r.kvCacheBytes = cache_->bytes();
   DeviceTensor logits = decoderStep(embeds, r.promptTokens);
-  int64_t token = argmaxLast(logits);
+  Sampler sampler(options.sampling);
+  const bool stepwise = !options.teacherTokens.empty() || options.sampling.needsLogits();
+  int64_t token = 0;
+  if (stepwise) { // the prefill's logits are needed on the host to choose the token
+    r.prefillLastLogits = lastRowOnHost(logits);
+    token = sampleFromRow(sampler, r.prefillLastLogits, inputIds, r.tokens);
+  } else {
+    token = argmaxLast(logits);
+  }
   r.prefillMs = msSince(prefillStart);
   r.ttftMs = msSince(start);
-  r.prefillLastLogits = lastRowOnHost(logits); // outside the timing
+  if (!stepwise)
+    r.prefillLastLogits = lastRowOnHost(logits); // outside the timing
   recordStepLogits(options, r, 0, r.prefillLastLogits);
   if (r.imageFeatureCount > 0) { // host copy for --dump-dir and the tests, outside the timing
     r.imageFeatures = Tensor::host(features.dtype, features.shape);
@@ -210,11 +220,12 @@ GenerationResult CudaGenerator::generate(const Tensor *pixelValues,
                                cudaMemcpyDeviceToHost),
                     "cudaMemcpy");
   }
-  r.tokens.push_back(token);
-  if (options.teacherTokens.empty())
-    decode(r, options.maxNewTokens);
-  else
-    decodeTeacherForced(r, options);
+  if (acceptToken(g, options, r, token)) {
+    if (stepwise)
+      decodeStepwise(r, options, sampler, inputIds);
+    else
+      decode(r, options);
+  }
   setDecodeRate(r);
   return r;
 }

@@ -3,7 +3,8 @@
 // The loop of runtime/exec/Generator.h with the CUDA executor: vision encoder -> token
 // embeddings -> image features spliced in on the device -> prefill -> greedy decode with
 // the device KV cache (batch 1). Only the next token id crosses to the host per step (the
-// argmax runs on the device). With CUDA graphs on, each decode step (embedding and
+// argmax runs on the device) when decoding greedily; sampling copies each step's last logits
+// row to the host and chooses there (runtime/exec/Sampler.h). With CUDA graphs on, each decode step (embedding and
 // decoder) replays captured graphs from the third step on (docs/cuda-graphs.md).
 //
 //===----------------------------------------------------------------------===//
@@ -44,10 +45,11 @@ private:
   /// enqueueArgmax, then waits for the token.
   int64_t argmaxLast(const DeviceTensor &logits);
   /// Greedy decode after the first token (pipelined; see CudaGenerator.cpp).
-  void decode(GenerationResult &r, int64_t maxNewTokens);
-  /// Teacher-forced decode after the first token (GenerationOptions::teacherTokens): one
-  /// step at a time, each step's logits copied to the host (not pipelined: for checks).
-  void decodeTeacherForced(GenerationResult &r, const GenerationOptions &options);
+  void decode(GenerationResult &r, const GenerationOptions &options);
+  /// Decode after the first token one step at a time, each step's logits copied to the
+  /// host: for sampling, the repetition penalty and teacher forcing (not pipelined).
+  void decodeStepwise(GenerationResult &r, const GenerationOptions &options, Sampler &sampler,
+                      const std::vector<int64_t> &prompt);
   /// The last row of logits [1, seq, vocab] as f32 on the host.
   Tensor lastRowOnHost(const DeviceTensor &logits);
 

@@ -65,6 +65,9 @@ int64_t checkRequest(const std::vector<int64_t> &inputIds, const GenerationOptio
     fail(options.kvCapacity > kMaxPositions ? "--kv-capacity " : "--max-new-tokens ",
          std::max(options.maxNewTokens, options.kvCapacity), " is too large (at most ", kMaxPositions,
          " positions)");
+  options.sampling.check();
+  if (!options.teacherTokens.empty() && options.sampling.needsLogits())
+    fail("teacher forcing is greedy: it takes no temperature or repetition penalty");
   const size_t fed = static_cast<size_t>(options.maxNewTokens - 1);
   if (!options.teacherTokens.empty() && options.teacherTokens.size() < fed)
     fail("teacher forcing needs ", counted(static_cast<int64_t>(fed), "token"), " for ",
@@ -147,6 +150,25 @@ void checkFeaturesMatchEmbeddings(DType featureType, const Shape &features, DTyp
   if (featureType != embedType || features.back() != embeds.back())
     fail("image features ", dtypeName(featureType), " ", shapeString(features),
          " do not match the token embeddings ", dtypeName(embedType), " ", shapeString(embeds));
+}
+
+int64_t sampleFromRow(Sampler &sampler, const Tensor &row, const std::vector<int64_t> &prompt,
+                      const std::vector<int64_t> &generated) {
+  if (row.dtype != DType::f32 || row.rank() != 1)
+    fail("logits row is ", dtypeName(row.dtype), " ", shapeString(row.shape), "; expected f32 [vocab]");
+  std::vector<float> logits(row.as<float>(), row.as<float>() + row.numel());
+  std::vector<int64_t> context(prompt);
+  context.insert(context.end(), generated.begin(), generated.end());
+  return sampler.next(logits, context);
+}
+
+bool acceptToken(const GenerationInfo &g, const GenerationOptions &options, GenerationResult &r,
+                 int64_t token) {
+  r.tokens.push_back(token);
+  r.stoppedAtEos = options.teacherTokens.empty() && isEos(g, token);
+  r.stoppedByCaller = options.onToken && !options.onToken(token);
+  return !r.stoppedAtEos && !r.stoppedByCaller &&
+         static_cast<int64_t>(r.tokens.size()) < options.maxNewTokens;
 }
 
 void setDecodeRate(GenerationResult &r) {

@@ -70,6 +70,15 @@ int64_t nextInput(const GenerationOptions &options, const GenerationResult &r, s
 /// r.stepLogits [options.maxNewTokens, vocab] at step 0; no-op otherwise.
 void recordStepLogits(const GenerationOptions &options, GenerationResult &r, size_t step,
                       const Tensor &row);
+/// The token `sampler` chooses from `row` ([vocab] f32 on the host, left as it is): the
+/// context it penalises is the prompt and the tokens generated so far.
+int64_t sampleFromRow(Sampler &sampler, const Tensor &row, const std::vector<int64_t> &prompt,
+                      const std::vector<int64_t> &generated);
+/// Appends `token` to r.tokens and tells options.onToken; sets r.stoppedAtEos (not when
+/// teacher-forced) and r.stoppedByCaller. Returns whether the generation goes on (neither
+/// stop, and fewer than options.maxNewTokens tokens).
+bool acceptToken(const GenerationInfo &g, const GenerationOptions &options, GenerationResult &r,
+                 int64_t token);
 /// Sets r.decodeTokensPerSecond from r.tokens and r.decodeMs (the tokens after the first).
 void setDecodeRate(GenerationResult &r);
 

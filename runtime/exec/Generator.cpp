@@ -61,30 +61,22 @@ Tensor Generator::decoderStep(const Tensor &embeds, KvCache &cache) {
   return out[static_cast<size_t>(logitsOutput_)];
 }
 
-int64_t Generator::argmaxLast(const Tensor &logits, Tensor *lastRow) const {
+Tensor Generator::lastRow(const Tensor &logits) const {
   bool floatLogits = logits.dtype == DType::f32 || logits.dtype == DType::f16 ||
                      logits.dtype == DType::bf16;
   if (!floatLogits || logits.rank() != 3 || logits.shape[0] != 1 || logits.shape[1] < 1)
     fail("decoder logits are ", dtypeName(logits.dtype), " ", shapeString(logits.shape),
          "; expected f32, f16 or bf16 [1, seq, vocab]");
   const int64_t vocab = logits.shape[2];
-  // The last row as f32 (exact for f16 and bf16 logits).
   Tensor last;
   last.dtype = logits.dtype;
   last.shape = {vocab};
   last.data = static_cast<uint8_t *>(logits.data) +
               static_cast<size_t>((logits.shape[1] - 1) * vocab) * dtypeSize(logits.dtype);
-  Tensor row = convertFloat(last, DType::f32);
-  const float *r = row.as<float>();
-  int64_t best = 0;
-  for (int64_t v = 1; v < vocab; ++v)
-    if (r[v] > r[best]) // first maximum wins, as torch.argmax
-      best = v;
-  if (lastRow) {
-    *lastRow = Tensor::host(DType::f32, {vocab});
-    std::memcpy(lastRow->data, r, static_cast<size_t>(vocab) * sizeof(float));
-  }
-  return best;
+  Tensor row = Tensor::host(DType::f32, {vocab}); // exact for f16 and bf16 logits
+  Tensor converted = convertFloat(last, DType::f32);
+  std::memcpy(row.data, converted.data, row.nbytes());
+  return row;
 }
 
 GenerationResult Generator::generate(const Tensor *pixelValues,
@@ -123,27 +115,24 @@ GenerationResult Generator::generate(const Tensor *pixelValues,
   // Prefill.
   KvCache cache(decoder_->function(), 1, capacity);
   r.kvCacheBytes = cache.bytes();
-  Tensor logits = decoderStep(embeds, cache);
-  int64_t token = argmaxLast(logits, &r.prefillLastLogits);
+  Sampler sampler(options.sampling);
+  Tensor row = lastRow(decoderStep(embeds, cache));
+  int64_t token = sampleFromRow(sampler, row, inputIds, r.tokens);
   r.prefillMs = msSince(prefillStart);
   r.ttftMs = msSince(start);
-  r.tokens.push_back(token);
+  r.prefillLastLogits = row;
+  recordStepLogits(options, r, 0, row);
 
-  recordStepLogits(options, r, 0, r.prefillLastLogits);
-
-  // Greedy decode (or teacher-forced: the step logits copied, EOS not stopping).
-  const bool forced = !options.teacherTokens.empty();
-  r.stoppedAtEos = !forced && isEos(g, token);
-  while (!r.stoppedAtEos && static_cast<int64_t>(r.tokens.size()) < options.maxNewTokens) {
+  // Decode (teacher-forced: the step logits copied, EOS not stopping).
+  bool more = acceptToken(g, options, r, token);
+  while (more) {
     auto stepStart = Clock::now();
     Tensor step = embedTokens({nextInput(options, r, r.tokens.size())});
-    logits = decoderStep(step, cache);
-    Tensor row;
-    token = argmaxLast(logits, forced ? &row : nullptr);
+    row = lastRow(decoderStep(step, cache));
+    token = sampleFromRow(sampler, row, inputIds, r.tokens);
     r.decodeMs += msSince(stepStart);
     recordStepLogits(options, r, r.tokens.size(), row);
-    r.tokens.push_back(token);
-    r.stoppedAtEos = !forced && isEos(g, token);
+    more = acceptToken(g, options, r, token);
   }
   setDecodeRate(r);
   return r;

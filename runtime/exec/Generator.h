@@ -2,14 +2,18 @@
 //
 // The LLaVA-style loop over a plan with GenerationInfo: vision encoder -> splice the
 // image features at the image-token positions of the prompt's embeddings -> prefill
-// the decoder -> greedy decode, one token per step, with the runtime's KV cache
-// (batch 1). Stops after maxNewTokens tokens or at an EOS token (which is kept).
+// the decoder -> decode, one token per step, with the runtime's KV cache (batch 1); each
+// token greedy or sampled (Sampler.h). Stops after maxNewTokens tokens, at an EOS token
+// (which is kept), or when GenerationOptions::onToken says so.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MM_RUNTIME_EXEC_GENERATOR_H
 #define MM_RUNTIME_EXEC_GENERATOR_H
 
 #include "runtime/exec/Executor.h"
+#include "runtime/exec/Sampler.h"
+
+#include <functional>
 
 #include <memory>
 #include <vector>
@@ -25,11 +29,18 @@ struct GenerationOptions {
   /// does not stop the generation, and GenerationResult::stepLogits holds every step's
   /// logits. Needs at least maxNewTokens - 1 ids (checkRequest).
   std::vector<int64_t> teacherTokens;
+  /// How each token is chosen (greedy by default). Teacher forcing is greedy only.
+  SamplingOptions sampling;
+  /// Called with each token as soon as it is known (the streaming hook: text output, stop
+  /// strings); returning false ends the generation after that token
+  /// (GenerationResult::stoppedByCaller). An EOS token is passed too. May be empty.
+  std::function<bool(int64_t token)> onToken;
 };
 
 struct GenerationResult {
   std::vector<int64_t> tokens; ///< generated ids (an EOS that stopped generation included)
   bool stoppedAtEos = false;
+  bool stoppedByCaller = false;  ///< GenerationOptions::onToken returned false
   int64_t promptTokens = 0;
   int64_t imageFeatureCount = 0; ///< rows spliced into the prompt
   double visionMs = 0;           ///< vision encoder
@@ -68,7 +79,8 @@ public:
 private:
   Tensor embedTokens(const std::vector<int64_t> &ids);
   Tensor decoderStep(const Tensor &embeds, KvCache &cache);
-  int64_t argmaxLast(const Tensor &logits, Tensor *lastRow) const;
+  /// The last row of logits [1, seq, vocab] as f32 [vocab] on the host.
+  Tensor lastRow(const Tensor &logits) const;
 
   std::shared_ptr<const Plan> plan_;
   std::unique_ptr<Executor> vision_, embed_, decoder_;

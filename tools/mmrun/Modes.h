@@ -3,12 +3,14 @@
 #define MM_TOOLS_MMRUN_MODES_H
 
 #include "runtime/exec/Executor.h"
+#include "runtime/exec/Generator.h"
 #include "runtime/plan/Plan.h"
 
 #include "llvm/Support/raw_ostream.h"
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,18 +61,60 @@ struct GraphOptions {
 /// (1 when a comparison fails). Throws Error for bad input.
 int runGraph(std::shared_ptr<const mm::rt::Plan> plan, const GraphOptions &o, llvm::raw_ostream &os);
 
+/// --temperature, --top-k, --top-p, --repetition-penalty and --seed as given: each
+/// overrides the defaults (greedy for --input-ids, generation_config.json's for text).
+struct SamplingOverrides {
+  std::optional<double> temperature, topP, repetitionPenalty;
+  std::optional<int64_t> topK;
+  uint64_t seed = 0;
+  mm::rt::SamplingOptions over(mm::rt::SamplingOptions defaults) const;
+};
+
 struct GenerateOptions {
-  std::string pixelValues, image, inputIds, dumpDir;
+  std::string pixelValues, inputIds, dumpDir;
+  std::vector<std::string> images; ///< --image, in order
   std::string teacherTokens; ///< comma-separated ids fed by decode steps 1.. (teacher forcing)
   int64_t maxNewTokens = 16, kvCapacity = 0;
+  mm::rt::SamplingOptions sampling;
   int warmup = 0; ///< untimed generations before the reported one
   bool json = false, profile = false;
   DeviceOptions run;
 };
 
-/// Multimodal generation; prints tokens and timings. Returns 0; throws Error.
+/// Generation from --input-ids; prints tokens and timings. Returns 0; throws Error.
 int runGenerate(std::shared_ptr<const mm::rt::Plan> plan, const GenerateOptions &o,
                 llvm::raw_ostream &os);
+
+/// Text in, text out: --prompt (one turn) or --chat (turns read from stdin).
+struct TextOptions {
+  std::vector<std::string> images;
+  std::string prompt, system;
+  bool chat = false;
+  bool raw = false; ///< --raw-prompt: no chat template
+  std::vector<std::string> stops;
+  std::optional<int64_t> maxNewTokens; ///< default: generation_config.json's, else 256
+  int64_t kvCapacity = 0;
+  SamplingOverrides sampling;
+  bool json = false, profile = false;
+  DeviceOptions run;
+};
+
+/// Streams the generated text to `os` (timings to stderr; with json, one JSON object per
+/// turn instead). Returns 0; throws Error.
+int runText(std::shared_ptr<const mm::rt::Plan> plan, const TextOptions &o, llvm::raw_ostream &os);
+
+/// --tokenize TEXT (prints the JSON array of ids, special tokens added) or --detokenize
+/// IDS (prints the text). Returns 0; throws Error.
+int runTokenizer(const mm::rt::Plan &plan, const std::string *tokenize,
+                 const std::string *detokenize, llvm::raw_ostream &os);
+
+/// "1,300, 300,11" -> ids; throws naming the option and the bad entry.
+std::vector<int64_t> parseIds(const std::string &text, const char *option);
+/// Writes image_features.npy, prefill_last_logits.npy (and step_logits.npy) to `dumpDir`
+/// when it is not "".
+void writeDumps(const mm::rt::GenerationResult &r, const std::string &dumpDir);
+/// A warning on stderr when the positions fed exceed max_position_embeddings.
+void warnPastContext(const mm::rt::GenerationInfo &g, int64_t promptTokens, int64_t maxNewTokens);
 
 } // namespace mmrun
 

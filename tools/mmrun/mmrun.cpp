@@ -1,6 +1,11 @@
 //===- mmrun.cpp - run a compiled mmc plan ---------------------------------===//
 //
-//   Multimodal generation (plans with vision encoder, embedding and decoder):
+//   Images and text in, text out (plans compiled from a folder with tokenizer.json):
+//     mmrun plan.fb [--image photo.jpg ...] --prompt TEXT [--system TEXT] [--chat]
+//                   [--max-new-tokens N] [--temperature T --top-k K --top-p P
+//                   --repetition-penalty R --seed S] [--stop STR ...] [--json]
+//     mmrun plan.fb --tokenize TEXT | --detokenize 1,2,3
+//   Generation from token ids (plans with vision encoder, embedding and decoder):
 //     mmrun plan.fb --pixel-values x.npy --input-ids 1,300,... [--max-new-tokens N]
 //                   [--json] [--dump-dir DIR] [--teacher-tokens IDS] [--warmup N] [--kv-capacity N]
 //                   [--profile]
@@ -26,6 +31,8 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <memory>
 
 namespace cl = llvm::cl;
 
@@ -53,14 +60,53 @@ static cl::opt<bool> info("info", cl::cat(mainCat),
 static cl::opt<bool> json("json", cl::cat(mainCat), cl::desc("Print results and timings as JSON"));
 static cl::opt<bool> profile("profile", cl::cat(mainCat), cl::desc("Print time per op kind"));
 
+static cl::OptionCategory textCat("Text generation");
+static cl::opt<std::string> prompt("prompt", cl::cat(textCat),
+                                   cl::desc("The user's message: rendered with the plan's chat "
+                                            "template (else used as it is), tokenized, and "
+                                            "answered; the text streams to stdout"),
+                                   cl::value_desc("text"));
+static cl::opt<std::string> systemPrompt("system", cl::cat(textCat),
+                                         cl::desc("A system message before the user's (needs a "
+                                                  "chat template)"),
+                                         cl::value_desc("text"));
+static cl::opt<bool> rawPrompt("raw-prompt", cl::cat(textCat),
+                               cl::desc("Use --prompt as it is, without the chat template (a "
+                                        "completion; one image placeholder per --image first)"));
+static cl::opt<bool> chat("chat", cl::cat(textCat),
+                          cl::desc("Interactive chat: one user message per line of stdin, the "
+                                   "history kept (after --prompt's turn when given)"));
+static cl::list<std::string> stops("stop", cl::cat(textCat),
+                                   cl::desc("Stop when the text holds this string (not printed); "
+                                            "repeatable"),
+                                   cl::value_desc("string"));
+static cl::opt<std::string> tokenizeText("tokenize", cl::cat(textCat),
+                                         cl::desc("Print the token ids of this text (special "
+                                                  "tokens added) and exit"),
+                                         cl::value_desc("text"));
+static cl::opt<std::string> detokenizeIds("detokenize", cl::cat(textCat),
+                                          cl::desc("Print the text of these token ids and exit"),
+                                          cl::value_desc("1,2,3"));
+static cl::opt<double> temperature("temperature", cl::cat(textCat),
+                                   cl::desc("Sampling temperature; 0 is greedy (default: "
+                                            "generation_config.json's, else greedy)"));
+static cl::opt<int64_t> topK("top-k", cl::cat(textCat),
+                             cl::desc("Sample among the K most likely tokens (0: all)"));
+static cl::opt<double> topP("top-p", cl::cat(textCat),
+                            cl::desc("Sample from the smallest set holding this probability"));
+static cl::opt<double> repetitionPenalty("repetition-penalty", cl::cat(textCat),
+                                         cl::desc("Penalise tokens already seen (CTRL; 1: none)"));
+static cl::opt<uint64_t> seed("seed", cl::init(0), cl::cat(textCat),
+                              cl::desc("Seed of the sampler's random draws"));
+
 static cl::OptionCategory genCat("Generation");
 static cl::opt<std::string> pixelValues("pixel-values", cl::cat(genCat),
                                         cl::desc("Image input [1,3,H,W] f32 (.npy or .pb)"),
                                         cl::value_desc("file"));
-static cl::opt<std::string> image(
+static cl::list<std::string> images(
     "image", cl::cat(genCat),
     cl::desc("Image input: a PNG or JPEG file, preprocessed as the plan's "
-             "preprocessor_config.json says (instead of --pixel-values)"),
+             "preprocessor_config.json says (instead of --pixel-values); repeatable"),
     cl::value_desc("file"));
 static cl::opt<std::string> inputIds("input-ids", cl::cat(genCat),
                                      cl::desc("Prompt token ids, comma separated"),
@@ -112,7 +158,7 @@ static cl::opt<int> repeat("repeat", cl::init(1), cl::cat(graphCat),
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::SetVersionPrinter([](llvm::raw_ostream &os) { os << "mmrun " MM_VERSION "\n"; });
-  cl::HideUnrelatedOptions({&mainCat, &genCat, &graphCat});
+  cl::HideUnrelatedOptions({&mainCat, &textCat, &genCat, &graphCat});
   cl::ParseCommandLineOptions(argc, argv, "mmrun: run a plan compiled by mmc\n");
   try {
     mmrun::checkDevice(device);
@@ -131,6 +177,53 @@ int main(int argc, char **argv) {
     auto plan = mm::rt::Plan::load(planPath);
     if (info)
       return mmrun::printInfo(*plan, llvm::outs());
+    for (const std::string &path : images)
+      if (path.empty())
+        mm::rt::fail("--image needs a file name");
+    const bool tokenizerMode = tokenizeText.getNumOccurrences() || detokenizeIds.getNumOccurrences();
+    const bool textMode = prompt.getNumOccurrences() || chat;
+    const std::vector<cl::Option *> textOnly = {&systemPrompt, std::addressof(stops), &rawPrompt};
+    if (!textMode)
+      for (cl::Option *opt : textOnly)
+        if (opt->getNumOccurrences() > 0)
+          mm::rt::fail("--", opt->ArgStr.str(), " applies to text generation (--prompt, --chat)");
+    if (tokenizerMode)
+      return mmrun::runTokenizer(*plan, tokenizeText.getNumOccurrences() ? &tokenizeText : nullptr,
+                                 detokenizeIds.getNumOccurrences() ? &detokenizeIds : nullptr,
+                                 llvm::outs());
+    mmrun::SamplingOverrides sampling;
+    if (temperature.getNumOccurrences())
+      sampling.temperature = temperature;
+    if (topK.getNumOccurrences())
+      sampling.topK = topK;
+    if (topP.getNumOccurrences())
+      sampling.topP = topP;
+    if (repetitionPenalty.getNumOccurrences())
+      sampling.repetitionPenalty = repetitionPenalty;
+    sampling.seed = seed;
+    if (textMode) {
+      for (cl::Option *opt : std::vector<cl::Option *>{&inputIds, &pixelValues, &teacherTokens,
+                                                       &warmup, &dumpDir, std::addressof(inputs), &inputDir})
+        if (opt->getNumOccurrences() > 0)
+          mm::rt::fail("--", opt->ArgStr.str(), " does not apply to text generation (--prompt, --chat)");
+      mmrun::TextOptions o;
+      o.images = std::vector<std::string>(images.begin(), images.end());
+      o.prompt = prompt;
+      o.system = systemPrompt;
+      o.chat = chat;
+      o.raw = rawPrompt;
+      if (o.raw && (o.chat || !o.system.empty()))
+        mm::rt::fail("--raw-prompt takes no chat template, so neither --chat nor --system");
+      o.stops = std::vector<std::string>(stops.begin(), stops.end());
+      if (maxNewTokens.getNumOccurrences())
+        o.maxNewTokens = maxNewTokens;
+      o.kvCapacity = kvCapacity;
+      o.sampling = sampling;
+      o.json = json;
+      o.profile = profile;
+      o.run = run;
+      return mmrun::runText(plan, o, llvm::outs());
+    }
     // One graph also when the function to run takes no inputs (every input bound at
     // compile time): --function, or the plan's only function.
     auto takesNoInputs = [&] {
@@ -143,8 +236,9 @@ int main(int argc, char **argv) {
     if (graphMode && !inputIds.empty())
       mm::rt::fail("give either --input-ids (generation) or --input/--input-dir (one graph), not both");
     // An option of the other mode would be ignored (a --compare-dir that compares nothing).
-    const std::vector<cl::Option *> generationOnly = {&pixelValues, &image, &maxNewTokens, &kvCapacity,
-                                                      &warmup,      &dumpDir,      &teacherTokens};
+    const std::vector<cl::Option *> generationOnly = {
+        &pixelValues, std::addressof(images), &maxNewTokens, &kvCapacity, &warmup,           &dumpDir,
+        &teacherTokens, &temperature, &topK,       &topP,       &repetitionPenalty, &seed};
     const std::vector<cl::Option *> graphOnly = {&function,   &outputDir, &outputFormat,
                                                  &compareDir, &absTol,    &relTol,
                                                  &repeat,     &printValues};
@@ -174,13 +268,12 @@ int main(int argc, char **argv) {
       return mmrun::runGraph(plan, o, llvm::outs());
     }
     if (inputIds.empty())
-      mm::rt::fail("nothing to run: give --input-ids (and --pixel-values) to generate, "
-                   "--input or --input-dir to run one graph, or --info");
+      mm::rt::fail("nothing to run: give --prompt (and --image) or --chat to generate text, "
+                   "--input-ids (and --pixel-values) to generate tokens, --input or --input-dir "
+                   "to run one graph, or --info");
     mmrun::GenerateOptions o;
     o.pixelValues = pixelValues;
-    if (image.getNumOccurrences() && image.empty())
-      mm::rt::fail("--image needs a file name");
-    o.image = image;
+    o.images = std::vector<std::string>(images.begin(), images.end());
     o.inputIds = inputIds;
     o.maxNewTokens = maxNewTokens;
     o.kvCapacity = kvCapacity;
@@ -188,6 +281,7 @@ int main(int argc, char **argv) {
     if (teacherTokens.getNumOccurrences() > 0 && teacherTokens.empty())
       mm::rt::fail("--teacher-tokens is empty (give the ids decode steps 1.. feed)");
     o.teacherTokens = teacherTokens;
+    o.sampling = sampling.over(mm::rt::SamplingOptions());
     o.warmup = warmup;
     o.json = json;
     o.profile = profile;

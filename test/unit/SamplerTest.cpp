@@ -1,0 +1,194 @@
+//===- SamplerTest.cpp - the next-token sampler and the streamed text ---------===//
+//
+// Sampler (runtime/exec/Sampler.h) against values worked out by hand from transformers'
+// logits processors (RepetitionPenalty, Temperature, TopK, TopP), its draws against the
+// softmax they sample from, and TextStream (runtime/chat/TextStream.h): stop strings cut
+// the text, text that may begin one is held back, and nothing else is.
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/chat/TextStream.h"
+#include "runtime/core/Error.h"
+#include "runtime/exec/Sampler.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+
+namespace {
+using mm::rt::Sampler;
+using mm::rt::SamplingOptions;
+
+SamplingOptions sampling(double temperature, int64_t topK = 0, double topP = 1, double penalty = 1) {
+  SamplingOptions o;
+  o.temperature = temperature;
+  o.topK = topK;
+  o.topP = topP;
+  o.repetitionPenalty = penalty;
+  o.seed = 123;
+  return o;
+}
+
+TEST(SamplerTest, GreedyTakesTheFirstMaximum) {
+  Sampler s(sampling(0));
+  std::vector<float> logits{1, 3, 3, 2};
+  EXPECT_EQ(s.next(logits, {}), 1);
+}
+
+TEST(SamplerTest, RepetitionPenaltyDividesPositiveAndMultipliesNegativeLogits) {
+  // CTRL's rule, each seen token once however often it was seen.
+  Sampler s(sampling(0, 0, 1, 2.0));
+  std::vector<float> logits{4, -1, 3.5, 0.5};
+  EXPECT_EQ(s.next(logits, {0, 0, 1}), 2); // 4 -> 2 loses to 3.5
+  EXPECT_EQ(logits, (std::vector<float>{2, -2, 3.5, 0.5}));
+}
+
+/// Frequencies of 40000 draws.
+std::map<int64_t, double> frequencies(Sampler &s, const std::vector<float> &logits) {
+  std::map<int64_t, double> f;
+  const int n = 40000;
+  for (int i = 0; i < n; ++i) {
+    std::vector<float> l(logits);
+    f[s.next(l, {})] += 1.0 / n;
+  }
+  return f;
+}
+
+// A binomial frequency of 40000 draws has a standard deviation of at most 0.0025: 0.012 is
+// almost 5 of them, so a sampler off by 0.02 in any probability fails.
+constexpr double kFreqTol = 0.012;
+
+TEST(SamplerTest, DrawsFollowTheSoftmax) {
+  Sampler s(sampling(1.0));
+  auto f = frequencies(s, {std::log(0.5f), std::log(0.3f), std::log(0.2f)});
+  EXPECT_NEAR(f[0], 0.5, kFreqTol);
+  EXPECT_NEAR(f[1], 0.3, kFreqTol);
+  EXPECT_NEAR(f[2], 0.2, kFreqTol);
+}
+
+TEST(SamplerTest, TemperatureSharpens) {
+  // softmax(log p / 0.5) = p^2 / sum p^2: 0.25, 0.09, 0.04 over 0.38.
+  Sampler s(sampling(0.5));
+  auto f = frequencies(s, {std::log(0.5f), std::log(0.3f), std::log(0.2f)});
+  EXPECT_NEAR(f[0], 0.25 / 0.38, kFreqTol);
+  EXPECT_NEAR(f[2], 0.04 / 0.38, kFreqTol);
+}
+
+TEST(SamplerTest, TopKKeepsTiesAtTheKthLogit) {
+  // k = 2 over {2, 1, 1, 0}: the two 1s tie at the 2nd largest and both stay; 0 goes.
+  Sampler s(sampling(1.0, 2));
+  auto f = frequencies(s, {2, 1, 1, 0});
+  const double e = std::exp(1.0), total = e * e + 2 * e;
+  EXPECT_NEAR(f[0], e * e / total, kFreqTol);
+  EXPECT_NEAR(f[1], e / total, kFreqTol);
+  EXPECT_EQ(f.count(3), 0u);
+}
+
+TEST(SamplerTest, TopPDropsTheLeastLikelyWhileTheirMassStaysWithinOneMinusP) {
+  // p = {0.5, 0.3, 0.15, 0.05}, top_p 0.8: ascending, 0.05 (cum 0.05 <= 0.2) and 0.15 (cum
+  // 0.2 <= 0.2) are dropped; 0.3 (cum 0.5) stays. Left: 0.5 / 0.8 and 0.3 / 0.8.
+  Sampler s(sampling(1.0, 0, 0.8));
+  auto f = frequencies(s, {std::log(0.5f), std::log(0.3f), std::log(0.15f), std::log(0.05f)});
+  EXPECT_NEAR(f[0], 0.625, kFreqTol);
+  EXPECT_NEAR(f[1], 0.375, kFreqTol);
+  EXPECT_EQ(f.count(2) + f.count(3), 0u);
+}
+
+TEST(SamplerTest, TopPKeepsTheMostLikelyToken) {
+  Sampler s(sampling(1.0, 0, 0.01));
+  auto f = frequencies(s, {0, 5, 1});
+  EXPECT_EQ(f.size(), 1u);
+  EXPECT_EQ(f.count(1), 1u);
+}
+
+TEST(SamplerTest, ASeedRepeatsTheDraws) {
+  Sampler a(sampling(1.0)), b(sampling(1.0));
+  for (int i = 0; i < 50; ++i) {
+    std::vector<float> x{0, 0.5f, 1, 0.2f, 0.7f}, y(x);
+    ASSERT_EQ(a.next(x, {}), b.next(y, {}));
+  }
+}
+
+TEST(SamplerTest, BadOptionsAndLogitsAreErrors) {
+  EXPECT_THROW(Sampler(sampling(-1)), mm::rt::Error);
+  EXPECT_THROW(Sampler(sampling(NAN)), mm::rt::Error);
+  EXPECT_THROW(Sampler(sampling(1, -1)), mm::rt::Error);
+  EXPECT_THROW(Sampler(sampling(1, 0, 0)), mm::rt::Error);
+  EXPECT_THROW(Sampler(sampling(1, 0, 1.5)), mm::rt::Error);
+  EXPECT_THROW(Sampler(sampling(0, 0, 1, 0)), mm::rt::Error);
+  Sampler s(sampling(1.0));
+  std::vector<float> nan{0, NAN}, empty;
+  EXPECT_THROW(s.next(nan, {}), mm::rt::Error);
+  EXPECT_THROW(s.next(empty, {}), mm::rt::Error);
+}
+
+/// Byte-level-free vocabulary: each token is its text (a SentencePiece-style decoder
+/// without the strip), so the stream's pieces are easy to follow.
+const char *kWordsJson = R"({
+  "decoder": {"type": "Sequence", "decoders": [{"type": "Replace", "pattern": {"String": "▁"}, "content": " "},
+               {"type": "ByteFallback"}, {"type": "Fuse"}]},
+  "added_tokens": [{"id": 0, "content": "</s>", "special": true, "normalized": false}],
+  "model": {"type": "BPE", "byte_fallback": true,
+            "vocab": {"</s>": 0, "▁Hello": 1, "▁wor": 2, "ld": 3, "▁END": 4, "!": 5, "<0xC3>": 6, "<0xA9>": 7},
+            "merges": []}
+})";
+
+std::string streamed(mm::rt::TextStream &s, const std::vector<int64_t> &ids, std::vector<std::string> *pieces) {
+  std::string all;
+  for (int64_t id : ids) {
+    std::string p = s.push(id);
+    if (pieces)
+      pieces->push_back(p);
+    all += p;
+  }
+  return all + s.finish();
+}
+
+TEST(TextStreamTest, WithoutStopStringsEverythingIsEmittedAtOnce) {
+  auto t = mm::rt::Tokenizer::fromJson(kWordsJson, "test");
+  mm::rt::TextStream s(t, {});
+  std::vector<std::string> pieces;
+  EXPECT_EQ(streamed(s, {1, 2, 3, 0}, &pieces), " Hello world");
+  EXPECT_EQ(pieces, (std::vector<std::string>{" Hello", " wor", "ld", ""})); // </s> skipped
+}
+
+TEST(TextStreamTest, AStopStringAcrossTokensEndsTheTextBeforeIt) {
+  auto t = mm::rt::Tokenizer::fromJson(kWordsJson, "test");
+  mm::rt::TextStream s(t, {"world"});
+  std::vector<std::string> pieces;
+  EXPECT_EQ(streamed(s, {1, 2, 3, 5}, &pieces), " Hello ");
+  // " wor" may begin "world": held back; with "ld" the stop string is whole.
+  EXPECT_EQ(pieces, (std::vector<std::string>{" Hello", " ", "", ""}));
+  EXPECT_TRUE(s.stopped());
+}
+
+TEST(TextStreamTest, HeldBackTextThatIsNoStopStringIsEmittedLaterOrAtTheEnd) {
+  auto t = mm::rt::Tokenizer::fromJson(kWordsJson, "test");
+  mm::rt::TextStream s(t, {"world!"});
+  EXPECT_EQ(s.push(2), " "); // "wor" held
+  EXPECT_EQ(s.push(3), "");  // "world" held
+  EXPECT_EQ(s.push(1), "world Hello");
+  EXPECT_EQ(s.push(2), " ");
+  EXPECT_EQ(s.finish(), "wor");
+  EXPECT_FALSE(s.stopped());
+  EXPECT_EQ(s.text(), " world Hello wor");
+}
+
+TEST(TextStreamTest, AStopStringWithAnAccentWaitsForTheWholeCharacter) {
+  auto t = mm::rt::Tokenizer::fromJson(kWordsJson, "test");
+  mm::rt::TextStream s(t, {"é!"});
+  EXPECT_EQ(s.push(1), " Hello");
+  EXPECT_EQ(s.push(6), ""); // half of é: nothing to show yet
+  EXPECT_EQ(s.push(7), ""); // é may begin the stop string
+  EXPECT_EQ(s.push(5), "");
+  EXPECT_TRUE(s.stopped());
+  EXPECT_EQ(s.push(4), "");
+  EXPECT_EQ(s.text(), " Hello");
+}
+
+TEST(TextStreamTest, EmptyStopStringsAreRefused) {
+  auto t = mm::rt::Tokenizer::fromJson(kWordsJson, "test");
+  EXPECT_THROW(mm::rt::TextStream(t, {""}), mm::rt::Error);
+}
+
+} // namespace
