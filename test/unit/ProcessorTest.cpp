@@ -1,0 +1,122 @@
+//===- ProcessorTest.cpp - the model files the text front end reads ----------===//
+//
+// Processor::fromFiles (runtime/chat/Processor.h) on the layouts models ship: which chat
+// template wins (chat_template.jinja, chat_template.json, tokenizer_config.json's string or
+// list form), special tokens as strings or AddedToken objects or from
+// special_tokens_map.json, BOS added unless the prompt starts with it, image placeholders
+// counted and expanded, and generation_config.json's sampling defaults.
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/chat/Processor.h"
+#include "runtime/core/Error.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+namespace {
+using mm::rt::Processor;
+
+const char *kTokenizerJson = R"({
+  "added_tokens": [{"id": 0, "content": "<s>", "special": true, "normalized": false},
+                   {"id": 1, "content": "<image>", "special": true, "normalized": false}],
+  "post_processor": {"type": "TemplateProcessing", "single": [{"SpecialToken": {"id": "<s>", "type_id": 0}},
+                     {"Sequence": {"id": "A", "type_id": 0}}], "pair": [],
+                     "special_tokens": {"<s>": {"id": "<s>", "ids": [0], "tokens": ["<s>"]}}},
+  "model": {"type": "BPE", "vocab": {"<s>": 0, "<image>": 1, "a": 2, "b": 3, " ": 4}, "merges": []}
+})";
+
+/// A processor over `files` (tokenizer.json added), image token 1, 3 features per image.
+Processor make(std::map<std::string, std::string> files) {
+  files.emplace("tokenizer.json", kTokenizerJson);
+  auto lookup = [files](const std::string &name) -> const std::string * {
+    auto it = files.find(name);
+    return it == files.end() ? nullptr : &it->second;
+  };
+  return Processor::fromFiles(lookup, "test", /*imageTokenId=*/1, /*featuresPerImage=*/3);
+}
+
+nlohmann::ordered_json user(const std::string &text) {
+  return nlohmann::ordered_json::array({{{"role", "user"}, {"content", text}}});
+}
+
+TEST(ProcessorTest, ChatTemplatePrecedence) {
+  const std::string config = R"({"chat_template": "C{{ messages[0].content }}"})";
+  EXPECT_EQ(make({{"tokenizer_config.json", config}}).renderChat(user("a"), true), "Ca");
+  EXPECT_EQ(make({{"tokenizer_config.json", config}, {"chat_template.json", R"({"chat_template": "J"})"}})
+                .renderChat(user("a"), true),
+            "J");
+  EXPECT_EQ(make({{"tokenizer_config.json", config}, {"chat_template.json", R"({"chat_template": "J"})"},
+                  {"chat_template.jinja", "T"}})
+                .renderChat(user("a"), true),
+            "T");
+  const std::string list = R"({"chat_template": [{"name": "tool_use", "template": "X"},
+                                                 {"name": "default", "template": "D{{ add_generation_prompt }}"}]})";
+  EXPECT_EQ(make({{"tokenizer_config.json", list}}).renderChat(user("a"), true), "DTrue");
+  EXPECT_THROW(make({{"tokenizer_config.json", R"({"chat_template": [{"name": "x", "template": "X"}]})"}}),
+               mm::rt::Error);
+  EXPECT_FALSE(make({}).hasChatTemplate());
+  EXPECT_THROW(make({}).renderChat(user("a"), true), mm::rt::Error);
+}
+
+TEST(ProcessorTest, SpecialTokensAsStringsObjectsOrFromTheMap) {
+  const std::string t = "{{ bos_token }}|{{ eos_token }}";
+  EXPECT_EQ(make({{"chat_template.jinja", t},
+                  {"tokenizer_config.json", R"({"bos_token": {"content": "<s>", "lstrip": false}, "eos_token": "</s>"})"}})
+                .renderChat(user("a"), false),
+            "<s>|</s>");
+  EXPECT_EQ(make({{"chat_template.jinja", t}, {"special_tokens_map.json", R"({"bos_token": "B", "eos_token": "E"})"}})
+                .renderChat(user("a"), false),
+            "B|E");
+}
+
+TEST(ProcessorTest, BosIsAddedUnlessThePromptStartsWithIt) {
+  Processor p = make({{"tokenizer_config.json", R"({"bos_token": "<s>"})"}});
+  EXPECT_EQ(p.encode("ab", {}).ids, (std::vector<int64_t>{0, 2, 3}));
+  EXPECT_EQ(p.encode("<s>ab", {}).ids, (std::vector<int64_t>{0, 2, 3}));
+}
+
+TEST(ProcessorTest, PlaceholdersMustMatchTheImages) {
+  Processor p = make({});
+  EXPECT_EQ(p.imagePlaceholder(), "<image>");
+  EXPECT_EQ(p.plainPrompt("ab", 2), "<image>\n<image>\nab");
+  EXPECT_EQ(p.plainPrompt("a<image>b", 1), "a<image>b");
+  // No image processor: images are refused; a placeholder without its image too (the
+  // model would find no features for it).
+  EXPECT_THROW(p.encode("<image>a", {mm::rt::RgbImage{1, 1, {0, 0, 0}}}), mm::rt::Error);
+  EXPECT_THROW(p.encode("<image>a", {}), mm::rt::Error);
+  EXPECT_EQ(p.encode("ab", {}).imageTokens, 0);
+}
+
+TEST(ProcessorTest, GenerationDefaults) {
+  auto d = make({{"generation_config.json", R"({"do_sample": true, "temperature": 0.6, "top_p": 0.9})"}})
+               .generationDefaults();
+  EXPECT_EQ(d.sampling.temperature, 0.6);
+  EXPECT_EQ(d.sampling.topK, 50); // GenerationConfig's default
+  EXPECT_EQ(d.sampling.topP, 0.9);
+  d = make({{"generation_config.json", R"({"temperature": 0.6, "repetition_penalty": 1.1, "max_new_tokens": 7})"}})
+          .generationDefaults();
+  EXPECT_EQ(d.sampling.temperature, 0); // no do_sample: greedy
+  EXPECT_EQ(d.sampling.repetitionPenalty, 1.1);
+  EXPECT_EQ(d.maxNewTokens, 7);
+  EXPECT_THROW(make({{"generation_config.json", R"({"do_sample": true, "top_p": 2})"}}), mm::rt::Error);
+  EXPECT_THROW(make({{"generation_config.json", R"({"do_sample": "yes"})"}}), mm::rt::Error);
+}
+
+TEST(ProcessorTest, MissingOrBrokenFilesAreNamed) {
+  auto none = [](const std::string &) -> const std::string * { return nullptr; };
+  try {
+    Processor::fromFiles(none, "plan.fb", -1, -1);
+    FAIL() << "no error";
+  } catch (const mm::rt::Error &e) {
+    EXPECT_NE(std::string(e.what()).find("plan.fb: the plan has no tokenizer.json"), std::string::npos) << e.what();
+  }
+  try {
+    make({{"tokenizer_config.json", "{"}});
+    FAIL() << "no error";
+  } catch (const mm::rt::Error &e) {
+    EXPECT_NE(std::string(e.what()).find("test: tokenizer_config.json: not valid JSON"), std::string::npos) << e.what();
+  }
+}
+
+} // namespace
