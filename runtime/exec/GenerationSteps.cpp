@@ -165,7 +165,7 @@ int64_t sampleFromRow(Sampler &sampler, const Tensor &row, const std::vector<int
 bool acceptToken(const GenerationInfo &g, const GenerationOptions &options, GenerationResult &r,
                  int64_t token) {
   r.tokens.push_back(token);
-  r.stoppedAtEos = options.teacherTokens.empty() && isEos(g, token);
+  r.stoppedAtEos = options.teacherTokens.empty() && !options.ignoreEos && isEos(g, token);
   r.stoppedByCaller = options.onToken && !options.onToken(token);
   return !r.stoppedAtEos && !r.stoppedByCaller &&
          static_cast<int64_t>(r.tokens.size()) < options.maxNewTokens;

@@ -75,7 +75,7 @@ void recordStepLogits(const GenerationOptions &options, GenerationResult &r, siz
 int64_t sampleFromRow(Sampler &sampler, const Tensor &row, const std::vector<int64_t> &prompt,
                       const std::vector<int64_t> &generated);
 /// Appends `token` to r.tokens and tells options.onToken; sets r.stoppedAtEos (not when
-/// teacher-forced) and r.stoppedByCaller. Returns whether the generation goes on (neither
+/// teacher-forced or ignoring EOS) and r.stoppedByCaller. Returns whether the generation goes on (neither
 /// stop, and fewer than options.maxNewTokens tokens).
 bool acceptToken(const GenerationInfo &g, const GenerationOptions &options, GenerationResult &r,
                  int64_t token);

@@ -35,6 +35,8 @@ struct GenerationOptions {
   /// strings); returning false ends the generation after that token
   /// (GenerationResult::stoppedByCaller). An EOS token is passed too. May be empty.
   std::function<bool(int64_t token)> onToken;
+  /// EOS tokens do not stop the generation (benchmarks: a fixed number of new tokens).
+  bool ignoreEos = false;
 };
 
 struct GenerationResult {

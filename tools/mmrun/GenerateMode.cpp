@@ -93,6 +93,7 @@ int runGenerate(std::shared_ptr<const Plan> plan, const GenerateOptions &o, llvm
   options.maxNewTokens = o.maxNewTokens;
   options.kvCapacity = o.kvCapacity;
   options.sampling = o.sampling;
+  options.ignoreEos = o.ignoreEos;
   if (o.warmup < 0)
     fail("--warmup must be at least 0");
   warnPastContext(g, static_cast<int64_t>(ids.size()), o.maxNewTokens);

@@ -76,6 +76,7 @@ struct GenerateOptions {
   std::string teacherTokens; ///< comma-separated ids fed by decode steps 1.. (teacher forcing)
   int64_t maxNewTokens = 16, kvCapacity = 0;
   mm::rt::SamplingOptions sampling;
+  bool ignoreEos = false;
   int warmup = 0; ///< untimed generations before the reported one
   bool json = false, profile = false;
   DeviceOptions run;
@@ -95,6 +96,8 @@ struct TextOptions {
   std::optional<int64_t> maxNewTokens; ///< default: generation_config.json's, else 256
   int64_t kvCapacity = 0;
   SamplingOverrides sampling;
+  int warmup = 0; ///< untimed generations of each turn before the reported one
+  bool ignoreEos = false;
   bool json = false, profile = false;
   DeviceOptions run;
 };

@@ -57,8 +57,10 @@ class Session {
 public:
   Session(std::shared_ptr<const Plan> plan, const TextOptions &o)
       : plan_(plan), o_(o), processor_(Processor::fromPlan(*plan)), gen_(plan, o.run, o.profile) {
+    const auto start = generation::Clock::now();
     for (const std::string &path : o.images)
       images_.push_back(decodeImageFile(path));
+    imageDecodeMs_ = generation::msSince(start);
     parts_ = processor_.hasImageProcessor();
     if (!o.system.empty()) {
       if (!processor_.hasChatTemplate())
@@ -70,6 +72,7 @@ public:
   /// Adds the user's turn, generates the reply (streamed to `os`) and keeps it in the
   /// history.
   void turn(const std::string &text, llvm::raw_ostream &os) {
+    const auto start = generation::Clock::now();
     const bool first = turns_++ == 0;
     const size_t images = first ? images_.size() : 0;
     std::string prompt;
@@ -95,7 +98,17 @@ public:
     Tensor pixels;
     if (e.pixelValues.data)
       pixels = gen_.toVisionInput(e.pixelValues, plan_->origin() + ": the image processor");
-    GenerationResult r = gen_.generate(pixels.data ? &pixels : nullptr, e.ids, options);
+    const Tensor *image = pixels.data ? &pixels : nullptr;
+    // Template, tokenizer and image decoding and processing (the first turn: with the
+    // images decoded at the start).
+    const double preprocessMs = generation::msSince(start) + (first ? imageDecodeMs_ : 0);
+    if (o_.warmup > 0) { // untimed runs with the same options, their text not shown
+      GenerationOptions quiet = options;
+      quiet.onToken = nullptr;
+      for (int w = 0; w < o_.warmup; ++w)
+        gen_.generate(image, e.ids, quiet);
+    }
+    GenerationResult r = gen_.generate(image, e.ids, options);
     std::string rest = stream.finish();
     const char *reason = stream.stopped() ? "stop string" : r.stoppedAtEos ? "eos" : "length";
     if (processor_.hasChatTemplate() && !o_.raw)
@@ -110,6 +123,7 @@ public:
       j["prompt_ids"] = e.ids;
       j["prompt_tokens"] = r.promptTokens;
       j["image_features"] = r.imageFeatureCount;
+      j["timing"]["preprocess_ms"] = preprocessMs;
       j["device"] = o_.run.device;
       os << j.dump() << "\n";
     } else {
@@ -134,6 +148,7 @@ private:
     GenerationOptions options;
     options.sampling = o_.sampling.over(d.sampling);
     options.kvCapacity = o_.kvCapacity;
+    options.ignoreEos = o_.ignoreEos;
     int64_t maxNew = o_.maxNewTokens ? *o_.maxNewTokens
                                      : (d.maxNewTokens > 0 ? d.maxNewTokens : kDefaultMaxNewTokens);
     if (g.maxPositions > 0) {
@@ -162,6 +177,7 @@ private:
   ojson messages_ = ojson::array();
   bool parts_ = false;
   int turns_ = 0;
+  double imageDecodeMs_ = 0;
 };
 
 } // namespace

@@ -96,6 +96,9 @@ static cl::opt<double> topP("top-p", cl::cat(textCat),
                             cl::desc("Sample from the smallest set holding this probability"));
 static cl::opt<double> repetitionPenalty("repetition-penalty", cl::cat(textCat),
                                          cl::desc("Penalise tokens already seen (CTRL; 1: none)"));
+static cl::opt<bool> ignoreEos("ignore-eos", cl::cat(textCat),
+                               cl::desc("Do not stop at EOS tokens (benchmarks: exactly "
+                                        "--max-new-tokens tokens)"));
 static cl::opt<uint64_t> seed("seed", cl::init(0), cl::cat(textCat),
                               cl::desc("Seed of the sampler's random draws"));
 
@@ -203,7 +206,7 @@ int main(int argc, char **argv) {
     sampling.seed = seed;
     if (textMode) {
       for (cl::Option *opt : std::vector<cl::Option *>{&inputIds, &pixelValues, &teacherTokens,
-                                                       &warmup, &dumpDir, std::addressof(inputs), &inputDir})
+                                                       &dumpDir, std::addressof(inputs), &inputDir})
         if (opt->getNumOccurrences() > 0)
           mm::rt::fail("--", opt->ArgStr.str(), " does not apply to text generation (--prompt, --chat)");
       mmrun::TextOptions o;
@@ -219,6 +222,10 @@ int main(int argc, char **argv) {
         o.maxNewTokens = maxNewTokens;
       o.kvCapacity = kvCapacity;
       o.sampling = sampling;
+      if (warmup < 0)
+        mm::rt::fail("--warmup must be at least 0");
+      o.warmup = warmup;
+      o.ignoreEos = ignoreEos;
       o.json = json;
       o.profile = profile;
       o.run = run;
@@ -238,7 +245,7 @@ int main(int argc, char **argv) {
     // An option of the other mode would be ignored (a --compare-dir that compares nothing).
     const std::vector<cl::Option *> generationOnly = {
         &pixelValues, std::addressof(images), &maxNewTokens, &kvCapacity, &warmup,           &dumpDir,
-        &teacherTokens, &temperature, &topK,       &topP,       &repetitionPenalty, &seed};
+        &teacherTokens, &temperature, &topK,       &topP,       &repetitionPenalty, &seed, &ignoreEos};
     const std::vector<cl::Option *> graphOnly = {&function,   &outputDir, &outputFormat,
                                                  &compareDir, &absTol,    &relTol,
                                                  &repeat,     &printValues};
@@ -282,6 +289,7 @@ int main(int argc, char **argv) {
       mm::rt::fail("--teacher-tokens is empty (give the ids decode steps 1.. feed)");
     o.teacherTokens = teacherTokens;
     o.sampling = sampling.over(mm::rt::SamplingOptions());
+    o.ignoreEos = ignoreEos;
     o.warmup = warmup;
     o.json = json;
     o.profile = profile;
