@@ -405,12 +405,13 @@ Value fItems(Renderer &r, V v, L a, K k) {
 Value fJoin(Renderer &r, V v, L a, K k) {
   Args args("do_join", a, k, {"d", "attribute"});
   const std::string sep = pyStr(args.value(0, Value::string("")));
+  const Value *attribute = args.get(1) && !args.get(1)->isNone() ? args.get(1) : nullptr;
   std::string out;
   size_t n = 0;
   for (const Value &item : r.iterate(v)) {
     if (n++)
       out += sep;
-    out += pyStr(args.get(1) ? attributeOf(r, item, *args.get(1)) : item);
+    out += pyStr(attribute ? attributeOf(r, item, *attribute) : item);
     r.checkSize(out.size());
   }
   return Value::string(std::move(out));

@@ -344,6 +344,12 @@ TEST(ChatTemplateTest, PercentFormatKeepsWidthAndPrecision) {
   expectFailure("{{ (-9223372036854775807 - 1) // -1 }}", "integer overflow in //");
 }
 
+TEST(ChatTemplateTest, JoinWithAttributeNoneJoinsTheItems) {
+  // jinja2's do_join maps an attribute only when it is not None.
+  const ChatTemplate t = ChatTemplate::parse("{{ ['a', 'b']|join('-', attribute=none) }}", "j");
+  EXPECT_EQ(t.render(ojson::object()), "a-b");
+}
+
 TEST(ChatTemplateTest, RecursionIsBounded) {
   expectFailure("{% macro m(n) %}{{ m(n) }}{% endmacro %}{{ m(3) }}",
                 "macro calls nested more than 32 deep");
