@@ -21,8 +21,6 @@ ClipProcessorConfig parseClipFields(const json &j, const std::string &what) {
   ClipProcessorConfig c;
   c.doResize = readBool(j, "do_resize", true, what);
   c.doCenterCrop = readBool(j, "do_center_crop", true, what);
-  c.doRescale = readBool(j, "do_rescale", true, what);
-  c.doNormalize = readBool(j, "do_normalize", true, what);
   c.doConvertRgb = readBool(j, "do_convert_rgb", true, what);
   c.resample = readResample(j, ResampleFilter::Bicubic, what);
   if (auto it = j.find("size"); it != j.end() && !it->is_null()) {
@@ -48,10 +46,7 @@ ClipProcessorConfig parseClipFields(const json &j, const std::string &what) {
       fail(what, ": crop_size ", c.cropWidth, " x ", c.cropHeight, " is over ", kMaxImagePixels,
            " pixels");
   }
-  const PixelSteps s = readPixelSteps(j, kClipMean, kClipStd, what);
-  c.rescaleFactor = s.rescaleFactor;
-  c.mean = s.mean;
-  c.std = s.std;
+  setPixelSteps(c, readPixelSteps(j, kClipMean, kClipStd, what));
   return c;
 }
 
@@ -59,18 +54,14 @@ ClipProcessorConfig parseClipFields(const json &j, const std::string &what) {
 
 ClipProcessorConfig parseClipProcessorConfig(const std::string &text, const std::string &what) {
   const json j = imgproc::parseObject(text, what);
-  for (const char *key : {"image_processor_type", "feature_extractor_type"}) {
-    auto it = j.find(key);
-    if (it != j.end() && !(it->is_string() && (*it == "CLIPImageProcessor" ||
-                                              *it == "CLIPFeatureExtractor")))
-      fail(what, ": '", key, "' is ", it->dump(), "; only CLIPImageProcessor is supported");
-  }
+  imgproc::checkProcessorType(j, {"CLIPImageProcessor"}, what);
   imgproc::refuseFlag(j, "do_pad", what, "CLIPImageProcessor pads only to a pad_size");
   return imgproc::parseClipFields(j, what);
 }
 
 std::vector<float> clipPixelValues(const RgbImage &image, const ClipProcessorConfig &c,
                                    int64_t &height, int64_t &width) {
+  imgproc::checkImage(image, "CLIPImageProcessor");
   const RgbImage *im = &image;
   RgbImage resized;
   if (c.doResize) {
@@ -104,6 +95,7 @@ std::vector<float> clipPixelValues(const RgbImage &image, const ClipProcessorCon
     height = std::min(c.cropHeight, std::max(c.cropHeight, im->height) - top);
     width = std::min(c.cropWidth, std::max(c.cropWidth, im->width) - left);
   }
+  const imgproc::PixelSteps steps = imgproc::pixelStepsOf(c);
   std::vector<float> out(size_t(3 * height * width));
   for (int ch = 0; ch < 3; ++ch)
     for (int64_t y = 0; y < height; ++y)
@@ -111,12 +103,8 @@ std::vector<float> clipPixelValues(const RgbImage &image, const ClipProcessorCon
         // Position in the (padded) image: padding rows and columns are zero.
         const int64_t sy = y + top - padTop, sx = x + left - padLeft;
         const bool inside = sy >= 0 && sy < im->height && sx >= 0 && sx < im->width;
-        float v = inside ? float(im->at(sy, sx, ch)) : 0.0f;
-        if (c.doRescale)
-          v = float(double(v) * c.rescaleFactor);
-        if (c.doNormalize)
-          v = (v - c.mean[size_t(ch)]) / c.std[size_t(ch)];
-        out[size_t((ch * height + y) * width + x)] = v;
+        out[size_t((ch * height + y) * width + x)] =
+            imgproc::pixelValue(inside ? im->at(sy, sx, ch) : uint8_t(0), ch, steps);
       }
   return out;
 }

@@ -97,12 +97,7 @@ Idefics3ProcessorConfig parseIdefics3ProcessorConfig(const std::string &text,
       fail(what, ": 'max_image_size' ", it->dump(), " is not {\"longest_edge\": M}");
     c.maxImageSize = readPositive((*it)["longest_edge"], "max_image_size.longest_edge", what);
   }
-  const PixelSteps s = readPixelSteps(j, kHalf, kHalf, what);
-  c.doRescale = s.doRescale;
-  c.doNormalize = s.doNormalize;
-  c.rescaleFactor = s.rescaleFactor;
-  c.mean = s.mean;
-  c.std = s.std;
+  setPixelSteps(c, readPixelSteps(j, kHalf, kHalf, what));
   return c;
 }
 
@@ -125,6 +120,7 @@ std::pair<int64_t, int64_t> idefics3VisionEncoderSize(int64_t height, int64_t wi
 }
 
 Idefics3Pixels idefics3PixelValues(const RgbImage &image, const Idefics3ProcessorConfig &c) {
+  imgproc::checkImage(image, "Idefics3ImageProcessor");
   const int64_t m = c.maxImageSize;
   RgbImage im = image;
   if (c.doResize) {
@@ -153,12 +149,7 @@ Idefics3Pixels idefics3PixelValues(const RgbImage &image, const Idefics3Processo
     frames.push_back(resizeChecked(im, m, m, c, "max_image_size"));
   }
   out.frames = int64_t(frames.size());
-  imgproc::PixelSteps s;
-  s.doRescale = c.doRescale;
-  s.doNormalize = c.doNormalize;
-  s.rescaleFactor = c.rescaleFactor;
-  s.mean = c.mean;
-  s.std = c.std;
+  const imgproc::PixelSteps s = imgproc::pixelStepsOf(c);
   out.values.resize(size_t(out.frames * 3 * m * m));
   for (size_t f = 0; f < frames.size(); ++f)
     imgproc::writePlanes(frames[f], s, &out.values[f * size_t(3 * m * m)]);

@@ -52,41 +52,21 @@ std::string listNames(const Entries &entries) {
   return os.str();
 }
 
-/// image_processor_type, or feature_extractor_type with FeatureExtractor read as
-/// ImageProcessor (AutoImageProcessor's fallback).
+/// The type AutoImageProcessor reads (imgproc::processorTypeOf), which must be given.
 std::string typeOf(const json &j, const std::string &what) {
-  for (const char *key : {"image_processor_type", "feature_extractor_type"}) {
-    auto it = j.find(key);
-    if (it == j.end() || it->is_null())
-      continue;
-    if (!it->is_string())
-      fail(what, ": '", key, "' is not a string");
-    std::string type = it->get<std::string>();
-    if (size_t at = type.find("FeatureExtractor"); at != std::string::npos)
-      type.replace(at, 16, "ImageProcessor");
-    return type;
-  }
-  fail(what, ": no 'image_processor_type' (transformers would take the model type from "
-       "config.json; name the processor, one of ", listNames(kTypes), ")");
+  std::string type = imgproc::processorTypeOf(j, what);
+  if (type.empty())
+    fail(what, ": no 'image_processor_type' (transformers would take the model type from "
+         "config.json; name the processor, one of ", listNames(kTypes), ")");
+  return type;
 }
 
 const TypeEntry &typeEntry(const std::string &type, const std::string &what) {
   for (const TypeEntry &e : kTypes)
-    for (const char *suffix : {"", "Fast", "Pil"})
-      if (type == std::string(e.type) + suffix)
-        return e;
+    if (imgproc::isProcessorType(type, e.type))
+      return e;
   fail(what, ": image_processor_type \"", type, "\" is not supported; supported: ",
        listNames(kTypes), " (each also as ...Fast and ...Pil)");
-}
-
-std::string readString(const json &j, const char *key, const std::string &fallback,
-                       const std::string &what) {
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null())
-    return fallback;
-  if (!it->is_string() || it->get<std::string>().empty())
-    fail(what, ": '", key, "' is not a non-empty string");
-  return it->get<std::string>();
 }
 
 bool compatible(PromptStyle style, ImageProcessorFamily family) {
@@ -173,9 +153,9 @@ ImageProcessor ImageProcessor::fromConfigs(const std::string &preprocessorJson,
   // The processor: processor_config.json's class, else the one preprocessor_config.json
   // was saved with, else the image processor's own.
   const std::string procWhat = proc.contains("processor_class") ? processorWhat : preWhat;
-  p.processorClass_ = readString(proc, "processor_class",
-                                 readString(pre, "processor_class", entry.defaultProcessor, preWhat),
-                                 processorWhat);
+  const std::string savedClass =
+      imgproc::readString(pre, "processor_class", entry.defaultProcessor, preWhat);
+  p.processorClass_ = imgproc::readString(proc, "processor_class", savedClass, processorWhat);
   const ProcessorEntry *pe = nullptr;
   for (const ProcessorEntry &e : kProcessors)
     if (p.processorClass_ == e.name)
@@ -191,16 +171,12 @@ ImageProcessor ImageProcessor::fromConfigs(const std::string &preprocessorJson,
   case PromptStyle::None:
     break;
   case PromptStyle::Llava: {
-    p.imageToken_ = readString(proc, "image_token", "<image>", processorWhat);
+    p.imageToken_ = imgproc::readString(proc, "image_token", "<image>", processorWhat);
     p.patchSize_ = imgproc::readPositiveKey(proc, "patch_size", 0, processorWhat);
-    auto it = proc.find("num_additional_image_tokens");
-    if (it != proc.end() && !it->is_null()) {
-      if (!it->is_number_integer() || it->get<int64_t>() < 0 || it->get<int64_t>() > 65536)
-        fail(processorWhat, ": 'num_additional_image_tokens' is not an integer in [0, 65536]");
-      p.numAdditionalImageTokens_ = it->get<int64_t>();
-    }
-    p.defaultStrategy_ =
-        readString(proc, "vision_feature_select_strategy", "full", processorWhat) == "default";
+    p.numAdditionalImageTokens_ =
+        imgproc::readNonNegativeKey(proc, "num_additional_image_tokens", 0, processorWhat);
+    p.defaultStrategy_ = imgproc::readString(proc, "vision_feature_select_strategy", "full",
+                                             processorWhat) == "default";
     break;
   }
   case PromptStyle::Qwen2Vl:

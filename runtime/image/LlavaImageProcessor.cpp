@@ -49,6 +49,7 @@ RgbImage llavaPadToSquare(const RgbImage &image, const std::array<uint8_t, 3> &b
 
 std::vector<float> llavaPixelValues(const RgbImage &image, const LlavaProcessorConfig &c,
                                     int64_t &height, int64_t &width) {
+  imgproc::checkImage(image, "LlavaImageProcessor");
   if (!c.doPad)
     return clipPixelValues(image, c.clip, height, width);
   return clipPixelValues(llavaPadToSquare(image, c.background), c.clip, height, width);

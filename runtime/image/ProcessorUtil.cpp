@@ -14,30 +14,40 @@ json parseObject(const std::string &text, const std::string &what) {
   return j;
 }
 
-void checkProcessorType(const json &j, std::initializer_list<const char *> types,
-                        const std::string &what) {
-  const char *key = "image_processor_type";
-  auto it = j.find(key);
-  std::string type;
-  if (it != j.end() && !it->is_null()) {
+std::string processorTypeOf(const json &j, const std::string &what, const char **key) {
+  for (const char *k : {"image_processor_type", "feature_extractor_type"}) {
+    auto it = j.find(k);
+    if (it == j.end() || it->is_null())
+      continue;
     if (!it->is_string())
-      fail(what, ": '", key, "' is not a string");
-    type = it->get<std::string>();
-  } else if (auto fe = j.find("feature_extractor_type"); fe != j.end() && !fe->is_null()) {
-    key = "feature_extractor_type";
-    if (!fe->is_string())
-      fail(what, ": '", key, "' is not a string");
-    type = fe->get<std::string>();
+      fail(what, ": '", k, "' is not a string");
+    if (key)
+      *key = k;
+    std::string type = it->get<std::string>();
     if (size_t at = type.find("FeatureExtractor"); at != std::string::npos)
       type.replace(at, 16, "ImageProcessor");
-  } else {
-    return;
+    return type;
   }
+  return "";
+}
+
+bool isProcessorType(const std::string &type, const char *name) {
+  for (const char *suffix : {"", "Fast", "Pil"})
+    if (type == std::string(name) + suffix)
+      return true;
+  return false;
+}
+
+void checkProcessorType(const json &j, std::initializer_list<const char *> types,
+                        const std::string &what) {
+  const char *key = nullptr;
+  const std::string type = processorTypeOf(j, what, &key);
+  if (type.empty())
+    return;
   std::ostringstream names;
   for (const char *t : types) {
-    for (const char *suffix : {"", "Fast", "Pil"})
-      if (type == std::string(t) + suffix)
-        return;
+    if (isProcessorType(type, t))
+      return;
     names << (names.tellp() > 0 ? ", " : "") << t;
   }
   fail(what, ": '", key, "' is \"", type, "\"; this reader takes ", names.str(),
@@ -53,6 +63,16 @@ bool readBool(const json &j, const char *key, bool fallback, const std::string &
   return it->get<bool>();
 }
 
+std::string readString(const json &j, const char *key, const std::string &fallback,
+                       const std::string &what) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null())
+    return fallback;
+  if (!it->is_string() || it->get<std::string>().empty())
+    fail(what, ": '", key, "' is not a non-empty string");
+  return it->get<std::string>();
+}
+
 int64_t readPositive(const json &v, const std::string &key, const std::string &what, int64_t max) {
   if (!v.is_number_integer() || v.get<int64_t>() <= 0 || v.get<int64_t>() > max)
     fail(what, ": '", key, "' is not a positive integer of at most ", max);
@@ -65,6 +85,16 @@ int64_t readPositiveKey(const json &j, const char *key, int64_t fallback, const 
   if (it == j.end() || it->is_null())
     return fallback;
   return readPositive(*it, key, what, max);
+}
+
+int64_t readNonNegativeKey(const json &j, const char *key, int64_t fallback,
+                           const std::string &what, int64_t max) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null())
+    return fallback;
+  if (!it->is_number_integer() || it->get<int64_t>() < 0 || it->get<int64_t>() > max)
+    fail(what, ": '", key, "' is not an integer in [0, ", max, "]");
+  return it->get<int64_t>();
 }
 
 std::array<double, 3> readTriple(const json &j, const char *key, std::array<double, 3> fallback,
@@ -122,6 +152,14 @@ PixelSteps readPixelSteps(const json &j, std::array<double, 3> mean, std::array<
       fail(what, ": 'image_std' holds a value that is not positive");
   }
   return s;
+}
+
+void checkImage(const RgbImage &image, const char *processor) {
+  if (image.height <= 0 || image.width <= 0 || image.height > kMaxImagePixels / image.width ||
+      image.pixels.size() != size_t(image.height * image.width * 3))
+    fail(processor, ": the image is ", image.width, " x ", image.height, " with ",
+         image.pixels.size(), " bytes (it needs at least 1 x 1 and width x height x 3 bytes, "
+         "at most ", kMaxImagePixels, " pixels)");
 }
 
 void writePlanes(const RgbImage &image, const PixelSteps &s, float *out) {

@@ -27,20 +27,32 @@ using json = nlohmann::json;
 /// The JSON object of `text`; Error "<what>: not a JSON object" otherwise.
 json parseObject(const std::string &text, const std::string &what);
 
-/// Throws unless `image_processor_type` (or, when absent, `feature_extractor_type` with
-/// FeatureExtractor read as ImageProcessor) is one of `types`, each also accepted with a
-/// "Fast" or "Pil" suffix. An absent type is accepted.
+/// `image_processor_type`, or when absent or null `feature_extractor_type` with
+/// FeatureExtractor read as ImageProcessor (AutoImageProcessor's fallback); "" when
+/// neither is given. `key` (when not null) is set to the key read. Throws Error for a
+/// type that is not a string.
+std::string processorTypeOf(const json &j, const std::string &what, const char **key = nullptr);
+/// Whether `type` is `name` or its "Fast" or "Pil" spelling.
+bool isProcessorType(const std::string &type, const char *name);
+/// Throws unless processorTypeOf(j) is one of `types` (isProcessorType). An absent type
+/// is accepted.
 void checkProcessorType(const json &j, std::initializer_list<const char *> types,
                         const std::string &what);
 
 /// `j[key]` as a bool; `fallback` when absent or null.
 bool readBool(const json &j, const char *key, bool fallback, const std::string &what);
+/// `j[key]` as a non-empty string; `fallback` when absent or null.
+std::string readString(const json &j, const char *key, const std::string &fallback,
+                       const std::string &what);
 /// `v` (named `key` in errors) as an integer in [1, max].
 int64_t readPositive(const json &v, const std::string &key, const std::string &what,
                      int64_t max = 65536);
 /// `j[key]` as an integer in [1, max]; `fallback` when absent or null.
 int64_t readPositiveKey(const json &j, const char *key, int64_t fallback, const std::string &what,
                         int64_t max = 65536);
+/// `j[key]` as an integer in [0, max]; `fallback` when absent or null.
+int64_t readNonNegativeKey(const json &j, const char *key, int64_t fallback,
+                           const std::string &what, int64_t max = 65536);
 /// `j[key]` as a list of 3 numbers (in double precision); `fallback` when absent or null.
 std::array<double, 3> readTriple(const json &j, const char *key, std::array<double, 3> fallback,
                                  const std::string &what);
@@ -60,6 +72,27 @@ struct PixelSteps {
 /// Reads do_rescale, rescale_factor, do_normalize, image_mean, image_std (positive std).
 PixelSteps readPixelSteps(const json &j, std::array<double, 3> mean, std::array<double, 3> std,
                           const std::string &what);
+/// The steps of a processor config (its doRescale, doNormalize, rescaleFactor, mean, std).
+template <typename Config> PixelSteps pixelStepsOf(const Config &c) {
+  PixelSteps s;
+  s.doRescale = c.doRescale;
+  s.doNormalize = c.doNormalize;
+  s.rescaleFactor = c.rescaleFactor;
+  s.mean = c.mean;
+  s.std = c.std;
+  return s;
+}
+/// Writes `s` into a processor config's fields of the same names.
+template <typename Config> void setPixelSteps(Config &c, const PixelSteps &s) {
+  c.doRescale = s.doRescale;
+  c.doNormalize = s.doNormalize;
+  c.rescaleFactor = s.rescaleFactor;
+  c.mean = s.mean;
+  c.std = s.std;
+}
+/// Throws Error (naming `processor`) unless `image` is non-empty and holds height x
+/// width x 3 bytes: every size computation divides by its sides.
+void checkImage(const RgbImage &image, const char *processor);
 /// One value through the steps.
 inline float pixelValue(uint8_t v, int ch, const PixelSteps &s) {
   float x = float(v);

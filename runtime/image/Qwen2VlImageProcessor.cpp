@@ -65,12 +65,7 @@ Qwen2VlProcessorConfig parseQwen2VlProcessorConfig(const std::string &text,
   c.patchSize = readPositiveKey(j, "patch_size", c.patchSize, what, 4096);
   c.temporalPatchSize = readPositiveKey(j, "temporal_patch_size", c.temporalPatchSize, what, 64);
   c.mergeSize = readPositiveKey(j, "merge_size", c.mergeSize, what, 64);
-  const PixelSteps s = readPixelSteps(j, kClipMean, kClipStd, what);
-  c.doRescale = s.doRescale;
-  c.doNormalize = s.doNormalize;
-  c.rescaleFactor = s.rescaleFactor;
-  c.mean = s.mean;
-  c.std = s.std;
+  setPixelSteps(c, readPixelSteps(j, kClipMean, kClipStd, what));
   return c;
 }
 
@@ -99,6 +94,7 @@ std::pair<int64_t, int64_t> qwen2VlSmartResize(int64_t height, int64_t width, in
 }
 
 Qwen2VlPixels qwen2VlPixelValues(const RgbImage &image, const Qwen2VlProcessorConfig &c) {
+  imgproc::checkImage(image, "Qwen2VLImageProcessor");
   const int64_t P = c.patchSize, m = c.mergeSize, T = c.temporalPatchSize;
   const int64_t factor = P * m;
   RgbImage resized;
@@ -124,12 +120,7 @@ Qwen2VlPixels qwen2VlPixelValues(const RgbImage &image, const Qwen2VlProcessorCo
   if (out.patches > kMaxImagePixels / out.patchDim)
     fail("Qwen2VLImageProcessor: ", out.patches, " patches of ", out.patchDim,
          " values are too many");
-  imgproc::PixelSteps s;
-  s.doRescale = c.doRescale;
-  s.doNormalize = c.doNormalize;
-  s.rescaleFactor = c.rescaleFactor;
-  s.mean = c.mean;
-  s.std = c.std;
+  const imgproc::PixelSteps s = imgproc::pixelStepsOf(c);
   std::vector<float> planes(size_t(3 * im->height * im->width));
   imgproc::writePlanes(*im, s, planes.data());
   out.values.resize(size_t(out.patches * out.patchDim));

@@ -23,26 +23,17 @@ SiglipProcessorConfig parseSiglipProcessorConfig(const std::string &text, const 
     c.height = readPositive((*it)["height"], "size.height", what);
     c.width = readPositive((*it)["width"], "size.width", what);
   }
-  const PixelSteps s = readPixelSteps(j, kHalf, kHalf, what);
-  c.doRescale = s.doRescale;
-  c.doNormalize = s.doNormalize;
-  c.rescaleFactor = s.rescaleFactor;
-  c.mean = s.mean;
-  c.std = s.std;
+  setPixelSteps(c, readPixelSteps(j, kHalf, kHalf, what));
   return c;
 }
 
 std::vector<float> siglipPixelValues(const RgbImage &image, const SiglipProcessorConfig &c,
                                      int64_t &height, int64_t &width) {
+  imgproc::checkImage(image, "SiglipImageProcessor");
   const RgbImage resized = c.doResize ? resizePillow(image, c.height, c.width, c.resample) : image;
   height = resized.height;
   width = resized.width;
-  imgproc::PixelSteps s;
-  s.doRescale = c.doRescale;
-  s.doNormalize = c.doNormalize;
-  s.rescaleFactor = c.rescaleFactor;
-  s.mean = c.mean;
-  s.std = c.std;
+  const imgproc::PixelSteps s = imgproc::pixelStepsOf(c);
   std::vector<float> out(size_t(3 * height * width));
   imgproc::writePlanes(resized, s, out.data());
   return out;

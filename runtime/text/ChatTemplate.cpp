@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <limits>
+#include <stdexcept>
 
 namespace mm::rt {
 namespace {
@@ -140,6 +141,9 @@ std::string ChatTemplate::renderJson(const Json &context,
       f.line = renderer->currentLine();
     throw toError(impl_->name, f);
   } catch (const std::bad_alloc &) {
+    throw ChatTemplateError(impl_->name, "out of memory while rendering",
+                            renderer ? renderer->currentLine() : 0, 0);
+  } catch (const std::length_error &) { // a string or vector past max_size()
     throw ChatTemplateError(impl_->name, "out of memory while rendering",
                             renderer ? renderer->currentLine() : 0, 0);
   }

@@ -421,6 +421,11 @@ Value callMethod(Renderer &r, const CallableObj &method, const ValueList &args,
                  const KwArgs &kwargs);
 /// Python `item in container`.
 bool containsValue(const Value &container, const Value &item);
+/// str.ljust / str.rjust / str.center (`align` 'l', 'r' or 'c'; also the center filter):
+/// `s` padded with `fill` to `width` code points, CPython's split of the padding for
+/// center. Raises RenderLimitError, before building anything, when the result would
+/// exceed RenderLimits::maxStringBytes.
+std::string padString(Renderer &r, const std::string &s, int64_t width, char32_t fill, char align);
 
 /// Binds a builtin's arguments like a Python signature: positional then keyword, each
 /// named once; raises TypeError for surplus or unknown arguments.

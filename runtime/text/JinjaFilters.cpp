@@ -153,23 +153,6 @@ int64_t floatToInt(double f) {
   return int64_t(f);
 }
 
-std::string pyCenter(const std::string &s, int64_t width, char32_t fill) {
-  const auto n = int64_t(codePointCount(s));
-  if (width <= n)
-    return s;
-  const int64_t marg = width - n;
-  const int64_t left = marg / 2 + (marg & width & 1);
-  std::string pad;
-  appendUtf8(pad, fill);
-  std::string out;
-  for (int64_t k = 0; k < left; ++k)
-    out += pad;
-  out += s;
-  for (int64_t k = 0; k < marg - left; ++k)
-    out += pad;
-  return out;
-}
-
 /// Sort key comparator for sort/min/max/dictsort.
 bool keyLess(const Value &a, const Value &b) { return pyCompare(a, b, "<"); }
 
@@ -217,9 +200,10 @@ Value fBatch(Renderer &r, V v, L a, K k) {
     row.push_back(item);
   }
   if (!row.empty()) {
-    if (fill && !fill->isNone())
-      while (int64_t(row.size()) < count)
-        row.push_back(*fill);
+    if (fill && !fill->isNone() && int64_t(row.size()) < count) {
+      r.charge(uint64_t(count) - row.size()); // before filling: count is the template's
+      row.resize(size_t(count), *fill);
+    }
     out.push_back(Value::list(std::move(row)));
   }
   return generator(std::move(out));
@@ -230,9 +214,9 @@ Value fCapitalize(Renderer &, V v, L a, K k) {
   return Value::string(pyCapitalize(pyStr(v)));
 }
 
-Value fCenter(Renderer &, V v, L a, K k) {
+Value fCenter(Renderer &r, V v, L a, K k) {
   Args args("do_center", a, k, {"width"});
-  return Value::string(pyCenter(pyStr(v), args.integer(0, 80), ' '));
+  return Value::string(padString(r, pyStr(v), args.integer(0, 80), ' ', 'c'));
 }
 
 Value fLength(Renderer &, V v, L a, K k) {
@@ -373,11 +357,13 @@ Value fIndent(Renderer &r, V v, L a, K k) {
   if (!v.isString())
     raise("TypeError", "unsupported operand type(s) for +=: '", typeName(v), "' and 'str'");
   std::string indention;
-  if (const Value *w = args.get(0); w && w->isString())
+  if (const Value *w = args.get(0); w && w->isString()) {
     indention = w->s();
-  else
-    indention = std::string(size_t(std::max<int64_t>(args.integer(0, 4), 0)), ' ');
-  r.checkSize(indention.size());
+  } else {
+    const int64_t width = std::max<int64_t>(args.integer(0, 4), 0);
+    r.checkSize(size_t(width)); // before building it
+    indention.assign(size_t(width), ' ');
+  }
   const std::string s = pyStr(v) + "\n";
   const std::vector<std::string> lines = pySplitLines(s, false);
   r.charge(lines.size());
@@ -419,12 +405,13 @@ Value fItems(Renderer &r, V v, L a, K k) {
 Value fJoin(Renderer &r, V v, L a, K k) {
   Args args("do_join", a, k, {"d", "attribute"});
   const std::string sep = pyStr(args.value(0, Value::string("")));
+  const Value *attribute = args.get(1) && !args.get(1)->isNone() ? args.get(1) : nullptr;
   std::string out;
   size_t n = 0;
   for (const Value &item : r.iterate(v)) {
     if (n++)
       out += sep;
-    out += pyStr(args.get(1) ? attributeOf(r, item, *args.get(1)) : item);
+    out += pyStr(attribute ? attributeOf(r, item, *attribute) : item);
     r.checkSize(out.size());
   }
   return Value::string(std::move(out));

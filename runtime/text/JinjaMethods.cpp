@@ -291,7 +291,7 @@ Value findMethod(const std::string &s, const Args &args, bool fromRight, bool ra
   return Value::integer(at);
 }
 
-Value padMethod(const std::string &s, const Args &args, const std::string &how) {
+Value padMethod(Renderer &r, const std::string &s, const Args &args, const std::string &how) {
   const int64_t width = args.integer(0, 0);
   char32_t fill = ' ';
   if (const auto f = args.string(1)) {
@@ -300,22 +300,8 @@ Value padMethod(const std::string &s, const Args &args, const std::string &how) 
       raise("TypeError", "The fill character must be exactly one character long");
     fill = cps[0];
   }
-  const auto n = int64_t(codePointCount(s));
-  if (width <= n)
-    return Value::string(s);
-  if (width > (int64_t(1) << 26))
-    raise("RenderLimitError", "padding to ", std::to_string(width), " characters");
-  std::string pad;
-  appendUtf8(pad, fill);
-  const int64_t marg = width - n;
-  const int64_t left = how == "rjust" ? marg : how == "ljust" ? 0 : marg / 2 + (marg & width & 1);
-  std::string out;
-  for (int64_t k = 0; k < left; ++k)
-    out += pad;
-  out += s;
-  for (int64_t k = 0; k < marg - left; ++k)
-    out += pad;
-  return Value::string(std::move(out));
+  const char align = how == "rjust" ? 'r' : how == "ljust" ? 'l' : 'c';
+  return Value::string(padString(r, s, width, fill, align));
 }
 
 Value partitionMethod(const std::string &s, const Args &args, bool fromRight) {
@@ -422,21 +408,20 @@ Value mPredicate(Renderer &, const std::string &s, const char *name, L a, K k) {
   return allChars(s, isPyDecimal); // isdigit, isdecimal
 }
 
-Value mZfill(Renderer &, const std::string &s, const char *name, L a, K k) {
+Value mZfill(Renderer &r, const std::string &s, const char *name, L a, K k) {
   Args args(name, a, k, {"width"});
   const int64_t width = args.integer(0, 0);
   const auto n = int64_t(codePointCount(s));
   if (width <= n)
     return Value::string(s);
-  if (width > (int64_t(1) << 26))
-    raise("RenderLimitError", "padding to ", std::to_string(width), " characters");
+  r.checkSize(s.size() + size_t(std::min<int64_t>(width - n, int64_t(1) << 62)));
   const size_t sign = !s.empty() && (s[0] == '+' || s[0] == '-') ? 1 : 0;
   return Value::string(s.substr(0, sign) + std::string(size_t(width - n), '0') + s.substr(sign));
 }
 
-Value mPad(Renderer &, const std::string &s, const char *name, L a, K k) {
+Value mPad(Renderer &r, const std::string &s, const char *name, L a, K k) {
   Args args(name, a, k, {"width", "fillchar"});
-  return padMethod(s, args, name);
+  return padMethod(r, s, args, name);
 }
 
 Value mPartition(Renderer &, const std::string &s, const char *name, L a, K k) {
@@ -576,6 +561,30 @@ Value loopMethod(const Value &loop, const std::string &name, L a, K k) {
 }
 
 } // namespace
+
+std::string padString(Renderer &r, const std::string &s, int64_t width, char32_t fill, char align) {
+  const auto n = int64_t(codePointCount(s));
+  if (width <= n)
+    return s;
+  std::string pad;
+  appendUtf8(pad, fill);
+  const int64_t marg = width - n;
+  // The result's size is checked before anything is built (width is the template's).
+  const uint64_t padBytes = uint64_t(marg) > (uint64_t(1) << 60) / pad.size()
+                                ? uint64_t(1) << 60
+                                : uint64_t(marg) * pad.size();
+  r.checkSize(size_t(padBytes) + s.size());
+  r.charge(padBytes / 64);
+  const int64_t left = align == 'r' ? marg : align == 'l' ? 0 : marg / 2 + (marg & width & 1);
+  std::string out;
+  out.reserve(size_t(padBytes) + s.size());
+  for (int64_t k = 0; k < left; ++k)
+    out += pad;
+  out += s;
+  for (int64_t k = 0; k < marg - left; ++k)
+    out += pad;
+  return out;
+}
 
 GlobalFn findGlobal(std::string_view name) {
   if (name == "range")

@@ -70,6 +70,17 @@ std::pair<double, double> floatDivmod(double vx, double wx) {
   return {floordiv, mod};
 }
 
+/// Most items a list built by + or * may hold.
+constexpr size_t kMaxListItems = size_t(1) << 24;
+
+/// Raises RenderLimitError when a list of `items` is too long, else counts its work:
+/// both before the list is built.
+void checkListSize(Renderer &r, size_t items, const char *what) {
+  if (items > kMaxListItems)
+    raise("RenderLimitError", what, " over ", std::to_string(kMaxListItems), " items");
+  r.charge(items);
+}
+
 Value add(Renderer &r, const Value &a, const Value &b) {
   if (a.isIntegral() && b.isIntegral())
     return Value::integer(checked(addOverflow, a.i(), b.i(), "+"));
@@ -81,9 +92,12 @@ Value add(Renderer &r, const Value &a, const Value &b) {
     return Value::string(a.s() + b.s());
   }
   if (isPlainSequence(a) && isPlainSequence(b) && a.list().flavor == b.list().flavor) {
-    ValueList items = a.list().items;
+    const size_t n = a.list().items.size() + b.list().items.size();
+    checkListSize(r, n, "list concatenation");
+    ValueList items;
+    items.reserve(n);
+    items = a.list().items;
     items.insert(items.end(), b.list().items.begin(), b.list().items.end());
-    r.charge(items.size());
     return Value::list(std::move(items), a.list().flavor);
   }
   if (isSequenceOrString(a))
@@ -107,13 +121,13 @@ Value repeat(Renderer &r, const Value &seq, const Value &count) {
     r.charge(out.size() / 64);
     return Value::string(std::move(out));
   }
-  constexpr size_t kMaxItems = size_t(1) << 24;
-  if (n > 0 && seq.list().items.size() > kMaxItems / size_t(n))
-    raise("RenderLimitError", "list repetition over ", std::to_string(kMaxItems), " items");
+  const size_t size = seq.list().items.size();
+  checkListSize(r, n > 0 && size > kMaxListItems / size_t(n) ? kMaxListItems + 1 : size * size_t(n),
+                "list repetition");
   ValueList items;
+  items.reserve(size * size_t(n));
   for (int64_t k = 0; k < n; ++k)
     items.insert(items.end(), seq.list().items.begin(), seq.list().items.end());
-  r.charge(items.size());
   return Value::list(std::move(items), seq.list().flavor);
 }
 
@@ -138,8 +152,11 @@ Value floorDivOrMod(const std::string &op, const Value &a, const Value &b) {
     if (b.i() == 0)
       raise("ZeroDivisionError",
             div ? "integer division or modulo by zero" : "integer modulo by zero");
-    if (a.i() == std::numeric_limits<int64_t>::min() && b.i() == -1)
+    if (a.i() == std::numeric_limits<int64_t>::min() && b.i() == -1) {
+      if (!div)
+        return Value::integer(0); // the remainder fits; only the quotient overflows
       integerOverflow(op.c_str());
+    }
     int64_t q = a.i() / b.i(), m = a.i() % b.i();
     if (m != 0 && ((m < 0) != (b.i() < 0))) {
       --q;
@@ -210,8 +227,10 @@ struct Spec {
 
 bool oneOf(char c, const char *set) { return c != 0 && std::strchr(set, c) != nullptr; }
 
-/// Parses the conversion after the '%' at format[i]; returns the position of its type.
-size_t parseSpec(const std::string &format, size_t i, Spec &spec) {
+/// Parses the conversion after the '%' at format[i]; returns the position of its type. A
+/// width or precision that alone would exceed the render's string limit raises
+/// RenderLimitError (CPython would try to build it).
+size_t parseSpec(const Renderer &r, const std::string &format, size_t i, Spec &spec) {
   const size_t start = i - 1;
   if (i < format.size() && format[i] == '(') {
     const size_t close = format.find(')', i);
@@ -228,8 +247,11 @@ size_t parseSpec(const std::string &format, size_t i, Spec &spec) {
       raise("TemplateRuntimeError", "'*' widths in % formatting are not supported");
     if (i < format.size() && std::isdigit(static_cast<unsigned char>(format[i]))) {
       field = 0;
-      while (i < format.size() && std::isdigit(static_cast<unsigned char>(format[i])))
-        field = std::min<int64_t>(field * 10 + (format[i++] - '0'), 1 << 20);
+      while (i < format.size() && std::isdigit(static_cast<unsigned char>(format[i]))) {
+        field = field * 10 + (format[i++] - '0');
+        if (uint64_t(field) > r.limits().maxStringBytes)
+          r.checkSize(size_t(field));
+      }
     }
   };
   number(spec.width);
@@ -257,13 +279,13 @@ std::string padded(const std::string &body, const Spec &spec) {
   return spec.flags.find('-') != std::string::npos ? body + pad : pad + body;
 }
 
-/// The printf conversion for snprintf: flags, width and precision (capped), then `type`.
+/// The printf conversion for snprintf: flags, width and precision, then `type`.
 std::string printfFormat(const Spec &spec, const char *type) {
   std::string f = "%" + spec.flags;
   if (spec.width >= 0)
-    f += std::to_string(std::min<int64_t>(spec.width, 256));
+    f += std::to_string(spec.width);
   if (spec.precision >= 0)
-    f += "." + std::to_string(std::min<int64_t>(spec.precision, 256));
+    f += "." + std::to_string(spec.precision);
   return f + type;
 }
 
@@ -325,9 +347,16 @@ std::string formatFloat(const Spec &spec, const Value &arg) {
   if (!arg.isNumber())
     raise("TypeError", "must be real number, not ", typeName(arg));
   const char type[] = {spec.type, 0};
-  char buf[512];
-  std::snprintf(buf, sizeof(buf), printfFormat(spec, type).c_str(), arg.f());
-  return buf;
+  const std::string format = printfFormat(spec, type);
+  // Sized by a first call: a width or precision up to the string limit, or a %f of 1e308
+  // with a long precision, needs more than any fixed buffer.
+  const int n = std::snprintf(nullptr, 0, format.c_str(), arg.f());
+  if (n < 0)
+    raise("ValueError", "cannot format ", pyFloatRepr(arg.f()), " with '", format, "'");
+  std::string out(size_t(n) + 1, '\0');
+  std::snprintf(out.data(), out.size(), format.c_str(), arg.f());
+  out.pop_back();
+  return out;
 }
 
 std::string formatChar(const Spec &spec, const Value &arg) {
@@ -452,7 +481,7 @@ Value percentFormat(Renderer &r, const std::string &format, const Value &args) {
       continue;
     }
     Spec spec;
-    i = parseSpec(format, i + 1, spec);
+    i = parseSpec(r, format, i + 1, spec);
     const Value *arg = nullptr;
     if (spec.hasKey || mapping) {
       if (!mapping)

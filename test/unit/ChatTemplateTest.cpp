@@ -309,7 +309,45 @@ TEST(ChatTemplateTest, OutputIsBounded) {
   expectFailure("{{ 'ab'|indent(2000000) }}", "exceeds the limit", ojson::object(), small);
   expectFailure("{{ x|tojson(indent=100000) }}", "exceeds the limit",
                 ojson{{"x", ojson::parse("[[[[[[[[[[[[1]]]]]]]]]]]]")}}, small);
-  expectFailure("{{ 'a'.center(100000000) }}", "padding");
+  expectFailure("{{ 'a'.center(100000000) }}", "exceeds the limit of 67108864");
+  // Sizes the template gives are checked before anything is built: these used to run
+  // for minutes (center, batch) or throw std::length_error past the renderer (indent).
+  expectFailure("{{ 'a'|center(100000000000) }}", "exceeds the limit of 67108864");
+  expectFailure("{{ 'a'.rjust(9223372036854775807, 'é') }}", "exceeds the limit of 67108864");
+  expectFailure("{{ 'a'.zfill(9223372036854775807) }}", "exceeds the limit of 67108864");
+  expectFailure("{{ 'a'|indent(9223372036854775807) }}", "exceeds the limit of 67108864");
+  expectFailure("{{ [1]|batch(100000000000, 0)|list }}", "units of work");
+  expectFailure("{{ '%99999999999d' % 1 }}", "exceeds the limit of 67108864");
+  expectFailure("{{ '%.99999999999f' % 1.0 }}", "exceeds the limit of 67108864");
+  ChatTemplateOptions work;
+  work.maxWork = 1000000;
+  expectFailure("{% set ns = namespace(l=[1]) %}{% for i in range(30) %}"
+                "{% set ns.l = ns.l + ns.l %}{% endfor %}",
+                "units of work", ojson::object(), work);
+}
+
+TEST(ChatTemplateTest, PercentFormatKeepsWidthAndPrecision) {
+  // jinja2 renders these in full; widths and precisions used to be cut to 2^20 and 256.
+  auto render = [](const std::string &source) {
+    return ChatTemplate::parse(source, "fmt").render(ojson::object());
+  };
+  EXPECT_EQ(render("{{ '%2000000d' % 7 }}"), std::string(1999999, ' ') + "7");
+  EXPECT_EQ(render("{{ '%300.2f' % 1.0 }}"), std::string(296, ' ') + "1.00");
+  EXPECT_EQ(render("{{ '%.300f' % 0.5 }}"), "0.5" + std::string(299, '0'));
+  // 1e300 has 301 integer digits: with 256 decimals, more than a 512-byte buffer.
+  const std::string big = render("{{ '%.256f' % 1e300 }}");
+  EXPECT_EQ(big.size(), 301u + 1 + 256);
+  EXPECT_EQ(big.rfind("1000000000000000052504760255204420248704468581108159154915854115511802", 0),
+            0u);
+  // The remainder of INT64_MIN by -1 fits in 64 bits (only the quotient does not).
+  EXPECT_EQ(render("{{ (-9223372036854775807 - 1) % -1 }}"), "0");
+  expectFailure("{{ (-9223372036854775807 - 1) // -1 }}", "integer overflow in //");
+}
+
+TEST(ChatTemplateTest, JoinWithAttributeNoneJoinsTheItems) {
+  // jinja2's do_join maps an attribute only when it is not None.
+  const ChatTemplate t = ChatTemplate::parse("{{ ['a', 'b']|join('-', attribute=none) }}", "j");
+  EXPECT_EQ(t.render(ojson::object()), "a-b");
 }
 
 TEST(ChatTemplateTest, RecursionIsBounded) {

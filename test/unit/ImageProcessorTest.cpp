@@ -372,6 +372,24 @@ TEST(ImageProcessorTest, ConfigErrorsNameTheFileAndField) {
                       R"({"processor_class": "LlavaProcessor", "num_additional_image_tokens": -1})"),
                   "'num_additional_image_tokens' is not an integer in [0, 65536]"));
   EXPECT_TRUE(has(pre("", "{}"), "pre.json: empty, and proc.json has no \"image_processor\""));
+  EXPECT_TRUE(has(pre(R"({"image_processor_type": "CLIPImageProcessor"})",
+                      R"({"processor_class": "LlavaProcessor", "patch_size": 0})"),
+                  "proc.json: 'patch_size' is not a positive integer"));
+  EXPECT_TRUE(has(pre(R"({"image_processor_type": "CLIPImageProcessor"})",
+                      R"({"processor_class": "LlavaProcessor", "image_token": 5})"),
+                  "proc.json: 'image_token' is not a non-empty string"));
+  EXPECT_TRUE(has(pre(R"({"image_processor_type": "CLIPImageProcessor", "size": {"shortest_edge": -3}})"),
+                  "'size.shortest_edge' is not a positive integer"));
+  EXPECT_TRUE(has(pre(R"({"image_processor_type": "CLIPImageProcessor", "crop_size": {"height": 65536, "width": 65536}})"),
+                  "crop_size 65536 x 65536 is over"));
+  EXPECT_TRUE(has(pre(R"({"image_processor_type": "SiglipImageProcessor", "size": {"height": 1e9, "width": 2}})"),
+                  "'size.height' is not a positive integer"));
+  EXPECT_TRUE(has(pre(R"({"image_processor_type": "Qwen2VLImageProcessor", "merge_size": 0})"),
+                  "'merge_size' is not a positive integer"));
+  EXPECT_TRUE(has(pre(R"({"image_processor_type": "Idefics3ImageProcessor", "do_resize": "yes"})"),
+                  "'do_resize' is not true or false"));
+  EXPECT_TRUE(has(pre(R"({"image_processor_type": "Idefics3ImageProcessor", "size": {"longest_edge": 0}})"),
+                  "'size.longest_edge' is not a positive integer"));
   // transformers v5's processor_config.json with the image processor nested in it.
   const ImageProcessor nested = ImageProcessor::fromConfigs(
       "", "pre.json", R"({"image_processor": {"image_processor_type": "SiglipImageProcessor"}})");
@@ -390,6 +408,25 @@ TEST(ImageProcessorTest, ConfigErrorsNameTheFileAndField) {
   EXPECT_ERROR(processorFor("siglip-tiny").expandPrompt("<image>", qi), "expands no image token");
   // Qwen2-VL refuses what transformers refuses: an aspect ratio over 200.
   EXPECT_ERROR(q.process(fixture("rgb_1x201.png")), "over 200");
+}
+
+TEST(ImageProcessorTest, EmptyOrInconsistentImagesAreErrors) {
+  // Every family divides by the image's sides (CLIP's shortest-edge ratio, Idefics3's
+  // aspect ratio): an empty image used to be undefined behaviour, not an error.
+  RgbImage empty;
+  RgbImage inconsistent; // 2 x 2 but 3 bytes
+  inconsistent.height = inconsistent.width = 2;
+  inconsistent.pixels.assign(3, 0);
+  for (const char *config : {"llava-1.5", "llava-1.5-pad", "siglip-so400m", "qwen2-vl-2b",
+                             "smolvlm-256m"}) {
+    const ImageProcessor p = processorFor(config);
+    EXPECT_ERROR(p.process(empty), "the image is 0 x 0 with 0 bytes");
+    EXPECT_ERROR(p.process(inconsistent), "the image is 2 x 2 with 3 bytes");
+  }
+  ClipProcessorConfig noResize;
+  noResize.doResize = false;
+  int64_t h = 0, w = 0;
+  EXPECT_ERROR(clipPixelValues(empty, noResize, h, w), "CLIPImageProcessor: the image is 0 x 0");
 }
 
 // ---- parity with transformers --------------------------------------------------------

@@ -101,8 +101,12 @@ TEST(ImageTest, ProcessorConfigErrorsNameTheField) {
     return std::string("no error");
   };
   EXPECT_NE(message("[1]").find("cfg.json: not a JSON object"), std::string::npos);
-  EXPECT_NE(message(R"({"image_processor_type": "SiglipImageProcessor"})").find("only CLIP"),
+  EXPECT_NE(message(R"({"image_processor_type": "SiglipImageProcessor"})")
+                .find("this reader takes CLIPImageProcessor"),
             std::string::npos);
+  // The spellings the dispatcher accepts (ImageProcessor.h) are accepted here too.
+  EXPECT_EQ(message(R"({"image_processor_type": "CLIPImageProcessorFast"})"), "no error");
+  EXPECT_EQ(message(R"({"feature_extractor_type": "CLIPFeatureExtractor"})"), "no error");
   EXPECT_NE(message(R"({"resample": 0})").find("resample 0 (nearest) is not supported"),
             std::string::npos);
   EXPECT_NE(message(R"({"do_pad": true})").find("'do_pad' true is not supported"),
