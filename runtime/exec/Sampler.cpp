@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <numeric>
 
 namespace mm::rt {
 
@@ -44,48 +43,66 @@ int64_t argmax(const std::vector<float> &logits) {
   return std::max_element(logits.begin(), logits.end()) - logits.begin();
 }
 
-constexpr float kDropped = -std::numeric_limits<float>::infinity();
-
-/// TopKLogitsWarper: logits below the k-th largest become -inf.
-void keepTopK(std::vector<float> &logits, int64_t k) {
-  if (k <= 0 || k >= static_cast<int64_t>(logits.size()))
-    return;
-  std::vector<float> sorted(logits);
-  std::nth_element(sorted.begin(), sorted.begin() + (k - 1), sorted.end(), std::greater<float>());
-  const float kth = sorted[static_cast<size_t>(k - 1)];
-  for (float &l : logits)
-    if (l < kth)
-      l = kDropped;
+/// A token still in the running: its logit after the temperature and its unnormalised
+/// probability exp(logit - max logit).
+struct Candidate {
+  float logit;
+  int32_t id;
+  double weight = 0;
+};
+/// More likely first; equal logits in id order.
+bool moreLikely(const Candidate &a, const Candidate &b) {
+  return a.logit > b.logit || (a.logit == b.logit && a.id < b.id);
 }
 
-/// softmax(logits) in double; dropped (-inf) logits get 0.
-std::vector<double> softmax(const std::vector<float> &logits) {
-  const float top = *std::max_element(logits.begin(), logits.end());
-  std::vector<double> p(logits.size());
+/// TopKLogitsWarper: the candidates below the k-th largest logit are dropped (ties kept).
+void keepTopK(std::vector<Candidate> &c, int64_t k) {
+  if (k <= 0 || k >= static_cast<int64_t>(c.size()))
+    return;
+  std::nth_element(c.begin(), c.begin() + (k - 1), c.end(), moreLikely);
+  const float kth = c[static_cast<size_t>(k - 1)].logit;
+  c.erase(std::remove_if(c.begin(), c.end(), [&](const Candidate &x) { return x.logit < kth; }), c.end());
+}
+
+/// Sets each candidate's weight; returns their sum.
+double setWeights(std::vector<Candidate> &c) {
+  float top = c[0].logit;
+  for (const Candidate &x : c)
+    top = std::max(top, x.logit);
   double sum = 0;
-  for (size_t i = 0; i < logits.size(); ++i)
-    sum += p[i] = logits[i] == kDropped ? 0.0 : std::exp(double(logits[i]) - double(top));
-  for (double &x : p)
-    x /= sum;
-  return p;
+  for (Candidate &x : c)
+    sum += x.weight = std::exp(x.logit - top); // float exp, as torch's float32 softmax
+  return sum;
 }
 
 /// TopPLogitsWarper: in ascending order of probability, tokens are dropped while the mass
 /// dropped so far (their own included) stays <= 1 - p; the most likely is always kept.
-void keepTopP(std::vector<float> &logits, double topP) {
-  if (topP >= 1)
+/// Equivalently, in descending order a token is kept while the mass before it is < p. The
+/// kept set is found without sorting, by a selection on mass (expected linear time): the
+/// range [lo, hi) is undecided, everything before lo kept, everything from hi on dropped.
+void keepTopP(std::vector<Candidate> &c, double topP, double sum) {
+  if (topP >= 1 || c.size() < 2)
     return;
-  const std::vector<double> p = softmax(logits);
-  std::vector<size_t> order(logits.size());
-  std::iota(order.begin(), order.end(), size_t(0));
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return logits[a] < logits[b]; });
-  double cumulative = 0;
-  for (size_t i = 0; i + 1 < order.size(); ++i) {
-    cumulative += p[order[i]];
-    if (cumulative > 1 - topP)
-      break;
-    logits[order[i]] = kDropped;
+  double need = topP * sum; // mass the kept set must still reach
+  size_t lo = 0, hi = c.size();
+  while (lo < hi && need > 0) {
+    const Candidate pivot = c[lo + (hi - lo) / 2];
+    auto mid = std::partition(c.begin() + lo, c.begin() + hi,
+                              [&](const Candidate &x) { return moreLikely(x, pivot); });
+    const size_t m = static_cast<size_t>(mid - c.begin());
+    double above = 0;
+    for (size_t i = lo; i < m; ++i)
+      above += c[i].weight;
+    if (above >= need) { // the last kept token is among the more likely ones
+      hi = m;
+      continue;
+    }
+    // All of them are kept, and the pivot too (the mass before it is still short).
+    std::iter_swap(mid, std::find_if(mid, c.begin() + hi, [&](const Candidate &x) { return x.id == pivot.id; }));
+    need -= above + pivot.weight;
+    lo = m + 1;
   }
+  c.resize(lo);
 }
 
 } // namespace
@@ -97,28 +114,33 @@ int64_t Sampler::next(std::vector<float> &logits, const std::vector<int64_t> &co
     penalise(logits, context, options_.repetitionPenalty);
   if (options_.temperature == 0)
     return argmax(logits);
-  for (float l : logits)
+  std::vector<Candidate> c;
+  c.reserve(logits.size());
+  for (size_t i = 0; i < logits.size(); ++i) {
+    const float l = logits[i];
     if (std::isnan(l) || l == std::numeric_limits<float>::infinity())
       fail("the logits hold NaN or +inf; cannot sample from them");
-  for (float &l : logits)
-    l = static_cast<float>(l / options_.temperature);
-  keepTopK(logits, options_.topK);
-  if (*std::max_element(logits.begin(), logits.end()) == kDropped)
-    fail("every logit is -inf; cannot sample from them");
-  keepTopP(logits, options_.topP);
-  const std::vector<double> p = softmax(logits);
-  const double u = std::uniform_real_distribution<double>(0.0, 1.0)(rng_);
-  double cumulative = 0;
-  int64_t last = 0;
-  for (size_t i = 0; i < p.size(); ++i) {
-    if (p[i] == 0)
-      continue;
-    last = static_cast<int64_t>(i);
-    cumulative += p[i];
-    if (u < cumulative)
-      return last;
+    if (l != -std::numeric_limits<float>::infinity())
+      c.push_back({static_cast<float>(l / options_.temperature), static_cast<int32_t>(i)});
   }
-  return last; // rounding left u above the total: the last token with mass
+  if (c.empty())
+    fail("every logit is -inf; cannot sample from them");
+  keepTopK(c, options_.topK);
+  double sum = setWeights(c);
+  if (options_.topP < 1) {
+    keepTopP(c, options_.topP, sum);
+    sum = 0;
+    for (const Candidate &x : c)
+      sum += x.weight;
+  }
+  const double u = std::uniform_real_distribution<double>(0.0, 1.0)(rng_) * sum;
+  double cumulative = 0;
+  for (const Candidate &x : c) {
+    cumulative += x.weight;
+    if (u < cumulative)
+      return x.id;
+  }
+  return c.back().id; // rounding left u above the total
 }
 
 } // namespace mm::rt

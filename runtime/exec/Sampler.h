@@ -39,8 +39,8 @@ class Sampler {
 public:
   /// Checks `options` (SamplingOptions::check).
   explicit Sampler(const SamplingOptions &options);
-  /// The next token from `logits` ([vocab] f32, changed in place by the penalty and the
-  /// warpers); `context` holds the ids seen so far (prompt and generated), which the
+  /// The next token from `logits` ([vocab] f32; the repetition penalty changes it in
+  /// place, the warpers work on a list of the tokens still in the running); `context` holds the ids seen so far (prompt and generated), which the
   /// repetition penalty reads. Throws Error when the logits are empty or not finite where
   /// sampling needs them.
   int64_t next(std::vector<float> &logits, const std::vector<int64_t> &context);

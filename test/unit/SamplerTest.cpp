@@ -13,7 +13,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <algorithm>
 #include <map>
+#include <random>
 
 namespace {
 using mm::rt::Sampler;
@@ -92,6 +94,41 @@ TEST(SamplerTest, TopPDropsTheLeastLikelyWhileTheirMassStaysWithinOneMinusP) {
   EXPECT_NEAR(f[0], 0.625, kFreqTol);
   EXPECT_NEAR(f[1], 0.375, kFreqTol);
   EXPECT_EQ(f.count(2) + f.count(3), 0u);
+}
+
+TEST(SamplerTest, TopPKeepsWhatSortingWouldKeep) {
+  // 300 random logits: the kept set by the definition (sort, keep while the mass before a
+  // token is < p) against the sampler's draws, which must stay inside it and follow the
+  // renormalised probabilities (the selection it uses instead of sorting must agree).
+  std::mt19937 g(5);
+  std::normal_distribution<float> n(0, 1.5f);
+  std::vector<float> logits(300);
+  for (float &l : logits)
+    l = n(g);
+  const double topP = 0.6;
+  std::vector<std::pair<double, int64_t>> p;
+  double z = 0;
+  for (size_t i = 0; i < logits.size(); ++i)
+    z += std::exp(double(logits[i]));
+  for (size_t i = 0; i < logits.size(); ++i)
+    p.push_back({std::exp(double(logits[i])) / z, int64_t(i)});
+  std::sort(p.begin(), p.end(), [](auto &a, auto &b) { return a.first > b.first; });
+  std::map<int64_t, double> kept;
+  double before = 0, mass = 0;
+  for (auto &[prob, id] : p) {
+    if (before >= topP)
+      break;
+    kept[id] = prob;
+    before += prob;
+  }
+  for (auto &[id, prob] : kept)
+    mass += prob;
+  Sampler s(sampling(1.0, 0, topP));
+  auto f = frequencies(s, logits);
+  for (auto &[id, freq] : f)
+    EXPECT_TRUE(kept.count(id)) << "token " << id << " drawn but outside the top-p set";
+  for (auto &[id, prob] : kept)
+    EXPECT_NEAR(f[id], prob / mass, kFreqTol) << "token " << id;
 }
 
 TEST(SamplerTest, TopPKeepsTheMostLikelyToken) {
