@@ -19,9 +19,9 @@ namespace imgproc {
 
 ClipProcessorConfig parseClipFields(const json &j, const std::string &what) {
   ClipProcessorConfig c;
-  c.doResize = readBool(j, "do_resize", true, what);
-  c.doCenterCrop = readBool(j, "do_center_crop", true, what);
-  c.doConvertRgb = readBool(j, "do_convert_rgb", true, what);
+  c.doResize = io::optionalBool(j, "do_resize", true, what);
+  c.doCenterCrop = io::optionalBool(j, "do_center_crop", true, what);
+  c.doConvertRgb = io::optionalBool(j, "do_convert_rgb", true, what);
   c.resample = readResample(j, ResampleFilter::Bicubic, what);
   if (auto it = j.find("size"); it != j.end() && !it->is_null()) {
     if (it->is_object()) {
@@ -53,7 +53,7 @@ ClipProcessorConfig parseClipFields(const json &j, const std::string &what) {
 } // namespace imgproc
 
 ClipProcessorConfig parseClipProcessorConfig(const std::string &text, const std::string &what) {
-  const json j = imgproc::parseObject(text, what);
+  const json j = io::parseJsonObject(text, what);
   imgproc::checkProcessorType(j, {"CLIPImageProcessor"}, what);
   imgproc::refuseFlag(j, "do_pad", what, "CLIPImageProcessor pads only to a pad_size");
   return imgproc::parseClipFields(j, what);

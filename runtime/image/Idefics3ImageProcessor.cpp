@@ -72,13 +72,13 @@ RgbImage tile(const RgbImage &image, int64_t y0, int64_t x0, int64_t m) {
 Idefics3ProcessorConfig parseIdefics3ProcessorConfig(const std::string &text,
                                                      const std::string &what) {
   using namespace imgproc;
-  const json j = parseObject(text, what);
+  const json j = io::parseJsonObject(text, what);
   checkProcessorType(j, {"Idefics3ImageProcessor", "SmolVLMImageProcessor"}, what);
   Idefics3ProcessorConfig c;
-  c.doResize = readBool(j, "do_resize", true, what);
-  c.doConvertRgb = readBool(j, "do_convert_rgb", true, what);
-  c.doImageSplitting = readBool(j, "do_image_splitting", true, what);
-  c.doPad = readBool(j, "do_pad", true, what);
+  c.doResize = io::optionalBool(j, "do_resize", true, what);
+  c.doConvertRgb = io::optionalBool(j, "do_convert_rgb", true, what);
+  c.doImageSplitting = io::optionalBool(j, "do_image_splitting", true, what);
+  c.doPad = io::optionalBool(j, "do_pad", true, what);
   c.resample = readResample(j, ResampleFilter::Lanczos, what);
   if (auto it = j.find("size"); it != j.end() && !it->is_null()) {
     if (it->is_object() && it->contains("longest_edge")) {

@@ -116,7 +116,7 @@ ImageProcessor ImageProcessor::fromConfigs(const std::string &preprocessorJson,
                                            const std::string &processorWhat) {
   json proc = json::object();
   if (!processorJson.empty())
-    proc = imgproc::parseObject(processorJson, processorWhat);
+    proc = io::parseJsonObject(processorJson, processorWhat);
   std::string preText = preprocessorJson, preWhat = what;
   if (preText.empty()) {
     auto it = proc.find("image_processor");
@@ -125,7 +125,7 @@ ImageProcessor ImageProcessor::fromConfigs(const std::string &preprocessorJson,
     preText = it->dump();
     preWhat = processorWhat + ": image_processor";
   }
-  const json pre = imgproc::parseObject(preText, preWhat);
+  const json pre = io::parseJsonObject(preText, preWhat);
 
   ImageProcessor p;
   p.what_ = preWhat;

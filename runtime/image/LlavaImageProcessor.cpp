@@ -10,11 +10,11 @@
 namespace mm::rt {
 
 LlavaProcessorConfig parseLlavaProcessorConfig(const std::string &text, const std::string &what) {
-  const imgproc::json j = imgproc::parseObject(text, what);
+  const imgproc::json j = io::parseJsonObject(text, what);
   imgproc::checkProcessorType(j, {"LlavaImageProcessor", "CLIPImageProcessor"}, what);
   LlavaProcessorConfig c;
   c.clip = imgproc::parseClipFields(j, what);
-  c.doPad = imgproc::readBool(j, "do_pad", false, what);
+  c.doPad = io::optionalBool(j, "do_pad", false, what);
   // background_color = tuple(int(x * 255) for x in image_mean), in double precision.
   const std::array<double, 3> mean = imgproc::readTriple(j, "image_mean", imgproc::kClipMean, what);
   for (size_t ch = 0; ch < 3; ++ch) {

@@ -7,13 +7,6 @@
 
 namespace mm::rt::imgproc {
 
-json parseObject(const std::string &text, const std::string &what) {
-  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object())
-    fail(what, ": not a JSON object");
-  return j;
-}
-
 std::string processorTypeOf(const json &j, const std::string &what, const char **key) {
   for (const char *k : {"image_processor_type", "feature_extractor_type"}) {
     auto it = j.find(k);
@@ -52,15 +45,6 @@ void checkProcessorType(const json &j, std::initializer_list<const char *> types
   }
   fail(what, ": '", key, "' is \"", type, "\"; this reader takes ", names.str(),
        " (or their Fast/Pil spellings)");
-}
-
-bool readBool(const json &j, const char *key, bool fallback, const std::string &what) {
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null())
-    return fallback;
-  if (!it->is_boolean())
-    fail(what, ": '", key, "' is not true or false");
-  return it->get<bool>();
 }
 
 std::string readString(const json &j, const char *key, const std::string &fallback,
@@ -132,15 +116,15 @@ double readRescaleFactor(const json &j, double fallback, const std::string &what
 }
 
 void refuseFlag(const json &j, const char *key, const std::string &what, const char *why) {
-  if (readBool(j, key, false, what))
+  if (io::optionalBool(j, key, false, what))
     fail(what, ": '", key, "' true is not supported (", why, ")");
 }
 
 PixelSteps readPixelSteps(const json &j, std::array<double, 3> mean, std::array<double, 3> std,
                           const std::string &what) {
   PixelSteps s;
-  s.doRescale = readBool(j, "do_rescale", true, what);
-  s.doNormalize = readBool(j, "do_normalize", true, what);
+  s.doRescale = io::optionalBool(j, "do_rescale", true, what);
+  s.doNormalize = io::optionalBool(j, "do_normalize", true, what);
   s.rescaleFactor = readRescaleFactor(j, 1.0 / 255.0, what);
   mean = readTriple(j, "image_mean", mean, what);
   std = readTriple(j, "image_std", std, what);

@@ -13,6 +13,8 @@
 #include "runtime/image/ClipImageProcessor.h"
 #include "runtime/image/Resample.h"
 
+#include "runtime/io/JsonFields.h"
+
 #include <nlohmann/json.hpp>
 
 #include <array>
@@ -23,9 +25,6 @@
 namespace mm::rt::imgproc {
 
 using json = nlohmann::json;
-
-/// The JSON object of `text`; Error "<what>: not a JSON object" otherwise.
-json parseObject(const std::string &text, const std::string &what);
 
 /// `image_processor_type`, or when absent or null `feature_extractor_type` with
 /// FeatureExtractor read as ImageProcessor (AutoImageProcessor's fallback); "" when
@@ -39,8 +38,6 @@ bool isProcessorType(const std::string &type, const char *name);
 void checkProcessorType(const json &j, std::initializer_list<const char *> types,
                         const std::string &what);
 
-/// `j[key]` as a bool; `fallback` when absent or null.
-bool readBool(const json &j, const char *key, bool fallback, const std::string &what);
 /// `j[key]` as a non-empty string; `fallback` when absent or null.
 std::string readString(const json &j, const char *key, const std::string &fallback,
                        const std::string &what);

@@ -53,11 +53,11 @@ void readPixelLimits(const json &j, Qwen2VlProcessorConfig &c, const std::string
 Qwen2VlProcessorConfig parseQwen2VlProcessorConfig(const std::string &text,
                                                    const std::string &what) {
   using namespace imgproc;
-  const json j = parseObject(text, what);
+  const json j = io::parseJsonObject(text, what);
   checkProcessorType(j, {"Qwen2VLImageProcessor"}, what);
   Qwen2VlProcessorConfig c;
-  c.doResize = readBool(j, "do_resize", true, what);
-  c.doConvertRgb = readBool(j, "do_convert_rgb", true, what);
+  c.doResize = io::optionalBool(j, "do_resize", true, what);
+  c.doConvertRgb = io::optionalBool(j, "do_convert_rgb", true, what);
   refuseFlag(j, "do_center_crop", what, "Qwen2VLImageProcessor does not crop");
   refuseFlag(j, "do_pad", what, "Qwen2VLImageProcessor does not pad");
   c.resample = readResample(j, ResampleFilter::Bicubic, what);

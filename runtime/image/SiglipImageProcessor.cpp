@@ -8,11 +8,11 @@ namespace mm::rt {
 
 SiglipProcessorConfig parseSiglipProcessorConfig(const std::string &text, const std::string &what) {
   using namespace imgproc;
-  const json j = parseObject(text, what);
+  const json j = io::parseJsonObject(text, what);
   checkProcessorType(j, {"SiglipImageProcessor"}, what);
   SiglipProcessorConfig c;
-  c.doResize = readBool(j, "do_resize", true, what);
-  c.doConvertRgb = readBool(j, "do_convert_rgb", true, what);
+  c.doResize = io::optionalBool(j, "do_resize", true, what);
+  c.doConvertRgb = io::optionalBool(j, "do_convert_rgb", true, what);
   refuseFlag(j, "do_center_crop", what, "SiglipImageProcessor resizes to the full size");
   refuseFlag(j, "do_pad", what, "SiglipImageProcessor does not pad");
   c.resample = readResample(j, ResampleFilter::Bicubic, what);

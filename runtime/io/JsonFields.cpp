@@ -11,23 +11,21 @@ using json = nlohmann::json;
 
 json parseJsonObject(const std::string &text, const std::string &what) {
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded())
-    fail(what, ": not valid JSON");
-  if (!j.is_object())
+  if (j.is_discarded() || !j.is_object())
     fail(what, ": not a JSON object");
   return j;
 }
 
 const json &requiredField(const json &j, const char *name, const std::string &what) {
   if (!j.is_object() || !j.contains(name))
-    fail(what, ": missing \"", name, "\"");
+    fail(what, ": no '", name, "' field");
   return j.at(name);
 }
 
 std::string requiredString(const json &j, const char *name, const std::string &what) {
   const json &v = requiredField(j, name, what);
   if (!v.is_string())
-    fail(what, ": \"", name, "\" is not a string");
+    fail(what, ": '", name, "' is not a string");
   return v.get<std::string>();
 }
 
@@ -43,7 +41,7 @@ bool optionalBool(const json &j, const char *name, bool fallback, const std::str
   if (!v)
     return fallback;
   if (!v->is_boolean())
-    fail(what, ": \"", name, "\" is not a boolean");
+    fail(what, ": '", name, "' is not true or false");
   return v->get<bool>();
 }
 
@@ -52,7 +50,7 @@ std::string optionalString(const json &j, const char *name, const std::string &w
   if (!v)
     return {};
   if (!v->is_string())
-    fail(what, ": \"", name, "\" is not a string");
+    fail(what, ": '", name, "' is not a string");
   return v->get<std::string>();
 }
 
@@ -61,7 +59,7 @@ double optionalNumber(const json &j, const char *name, double fallback, const st
   if (!v)
     return fallback;
   if (!v->is_number() || !std::isfinite(v->get<double>()))
-    fail(what, ": \"", name, "\" is not a finite number");
+    fail(what, ": '", name, "' is not a finite number");
   return v->get<double>();
 }
 
@@ -76,7 +74,7 @@ int64_t optionalInt(const json &j, const char *name, int64_t fallback, const std
     if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.0e18)
       return static_cast<int64_t>(d);
   }
-  fail(what, ": \"", name, "\" is not an integer");
+  fail(what, ": '", name, "' is not an integer");
 }
 
 } // namespace mm::rt::io

@@ -16,7 +16,7 @@
 
 namespace mm::rt::io {
 
-/// The object `text` holds; Error "<what>: ..." when it is not JSON or not an object.
+/// The object `text` holds; Error "<what>: not a JSON object" when it is not JSON or not an object.
 nlohmann::json parseJsonObject(const std::string &text, const std::string &what);
 /// `j[name]`, which must exist.
 const nlohmann::json &requiredField(const nlohmann::json &j, const char *name, const std::string &what);

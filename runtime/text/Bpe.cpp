@@ -51,9 +51,9 @@ BpeModel::BpeModel(const json &model, const std::string &what) {
   }
   prefix_ = optionalString(model, "continuing_subword_prefix", what);
   suffix_ = optionalString(model, "end_of_word_suffix", what);
-  fuseUnk_ = boolField(model, "fuse_unk", false, what);
-  byteFallback_ = boolField(model, "byte_fallback", false, what);
-  ignoreMerges_ = boolField(model, "ignore_merges", false, what);
+  fuseUnk_ = optionalBool(model, "fuse_unk", false, what);
+  byteFallback_ = optionalBool(model, "byte_fallback", false, what);
+  ignoreMerges_ = optionalBool(model, "ignore_merges", false, what);
   std::string unk = optionalString(model, "unk_token", what);
   if (!unk.empty()) {
     auto id = tokenId(unk);

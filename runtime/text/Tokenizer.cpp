@@ -139,11 +139,11 @@ void Tokenizer::Impl::parseAddedTokens(const json &list) {
     if (a.content.empty())
       fail(where, ": empty content");
     a.id = static_cast<int32_t>(t.at("id").get<int64_t>());
-    a.singleWord = boolField(t, "single_word", false, where);
-    a.lstrip = boolField(t, "lstrip", false, where);
-    a.rstrip = boolField(t, "rstrip", false, where);
-    a.normalized = boolField(t, "normalized", true, where);
-    a.special = boolField(t, "special", false, where);
+    a.singleWord = optionalBool(t, "single_word", false, where);
+    a.lstrip = optionalBool(t, "lstrip", false, where);
+    a.rstrip = optionalBool(t, "rstrip", false, where);
+    a.normalized = optionalBool(t, "normalized", true, where);
+    a.special = optionalBool(t, "special", false, where);
     addedById[a.id] = added.size();
     addedByContent[a.content] = added.size();
     added.push_back(a);

@@ -17,38 +17,9 @@
 namespace mm::rt::text {
 using json = nlohmann::json;
 
-const json &field(const json &j, const char *name, const std::string &what) {
-  if (!j.is_object() || !j.contains(name))
-    fail(what, ": no \"", name, "\" field");
-  return j.at(name);
-}
-
-std::string stringField(const json &j, const char *name, const std::string &what) {
-  const json &v = field(j, name, what);
-  if (!v.is_string())
-    fail(what, ": \"", name, "\" is not a string");
-  return v.get<std::string>();
-}
-
-bool boolField(const json &j, const char *name, bool fallback, const std::string &what) {
-  if (!j.contains(name) || j.at(name).is_null())
-    return fallback;
-  if (!j.at(name).is_boolean())
-    fail(what, ": \"", name, "\" is not a boolean");
-  return j.at(name).get<bool>();
-}
-
-std::string optionalString(const json &j, const char *name, const std::string &what) {
-  if (!j.contains(name) || j.at(name).is_null())
-    return {};
-  if (!j.at(name).is_string())
-    fail(what, ": \"", name, "\" is not a string");
-  return j.at(name).get<std::string>();
-}
-
 namespace {
 
-std::string typeOf(const json &j, const std::string &what) { return stringField(j, "type", what); }
+std::string typeOf(const json &j, const std::string &what) { return requiredString(j, "type", what); }
 
 /// The PCRE2 match context with a JIT stack large enough for long whitespace runs (the
 /// default 32 KiB is not), one per thread.
@@ -325,7 +296,7 @@ namespace {
 template <typename Stage>
 Stage sequenceOf(const json &j, const char *key, const std::string &what,
                      Stage (*parse)(const json &, const std::string &)) {
-  const json &list = field(j, key, what);
+  const json &list = requiredField(j, key, what);
   if (!list.is_array())
     fail(what, ": \"", key, "\" is not a list");
   std::vector<Stage> parts;
@@ -346,15 +317,15 @@ Normalizer parseNormalizer(const json &j, const std::string &what) {
   if (type == "NFC")
     return [](std::string &s) { s = toNfc(s); };
   if (type == "Prepend") {
-    std::string prepend = stringField(j, "prepend", what);
+    std::string prepend = requiredString(j, "prepend", what);
     return [prepend](std::string &s) {
       if (!s.empty())
         s.insert(0, prepend);
     };
   }
   if (type == "Replace") {
-    auto pattern = std::make_shared<Pattern>(field(j, "pattern", what), what);
-    std::string content = stringField(j, "content", what);
+    auto pattern = std::make_shared<Pattern>(requiredField(j, "pattern", what), what);
+    std::string content = requiredString(j, "content", what);
     return [pattern, content](std::string &s) { s = replaceAll(s, *pattern, content); };
   }
   fail(what, ": normalizer type '", type, "' is not supported (Sequence, NFC, Prepend, Replace)");
@@ -367,16 +338,16 @@ PreTokenizer parsePreTokenizer(const json &j, const std::string &what) {
   if (type == "Sequence")
     return sequenceOf<PreTokenizer>(j, "pretokenizers", what, parsePreTokenizer);
   if (type == "Split") {
-    auto pattern = std::make_shared<Pattern>(field(j, "pattern", what), what);
-    Behavior behavior = parseBehavior(stringField(j, "behavior", what), what);
-    bool invert = boolField(j, "invert", false, what);
+    auto pattern = std::make_shared<Pattern>(requiredField(j, "pattern", what), what);
+    Behavior behavior = parseBehavior(requiredString(j, "behavior", what), what);
+    bool invert = optionalBool(j, "invert", false, what);
     return [pattern, behavior, invert](std::vector<std::string> &splits) {
       splitEach(splits, *pattern, behavior, invert);
     };
   }
   if (type == "ByteLevel") {
-    bool addPrefixSpace = boolField(j, "add_prefix_space", true, what);
-    bool useRegex = boolField(j, "use_regex", true, what);
+    bool addPrefixSpace = optionalBool(j, "add_prefix_space", true, what);
+    bool useRegex = optionalBool(j, "use_regex", true, what);
     return [addPrefixSpace, useRegex](std::vector<std::string> &splits) {
       if (addPrefixSpace)
         for (std::string &s : splits)
@@ -473,7 +444,7 @@ void byteLevelDecode(std::vector<std::string> &tokens) {
 }
 
 size_t countField(const json &j, const char *name, const std::string &what) {
-  const json &v = field(j, name, what);
+  const json &v = requiredField(j, name, what);
   if (!v.is_number_unsigned())
     fail(what, ": \"", name, "\" is not a non-negative integer");
   return v.get<size_t>();
@@ -486,8 +457,8 @@ Decoder parseDecoder(const json &j, const std::string &what) {
   if (type == "Sequence")
     return sequenceOf<Decoder>(j, "decoders", what, parseDecoder);
   if (type == "Replace") {
-    auto pattern = std::make_shared<Pattern>(field(j, "pattern", what), what);
-    std::string content = stringField(j, "content", what);
+    auto pattern = std::make_shared<Pattern>(requiredField(j, "pattern", what), what);
+    std::string content = requiredString(j, "content", what);
     return [pattern, content](std::vector<std::string> &tokens) {
       for (std::string &t : tokens)
         t = replaceAll(t, *pattern, content);
@@ -503,7 +474,7 @@ Decoder parseDecoder(const json &j, const std::string &what) {
       tokens.assign(1, all);
     };
   if (type == "Strip") {
-    std::string content = stringField(j, "content", what);
+    std::string content = requiredString(j, "content", what);
     size_t i = 0;
     char32_t c = content.empty() || firstInvalidUtf8(content) != std::string::npos ? 0 : nextCodePoint(content, i);
     if (content.empty() || i != content.size())

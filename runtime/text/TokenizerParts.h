@@ -15,6 +15,8 @@
 #ifndef MM_RUNTIME_TEXT_TOKENIZERPARTS_H
 #define MM_RUNTIME_TEXT_TOKENIZERPARTS_H
 
+#include "runtime/io/JsonFields.h"
+
 #include <nlohmann/json_fwd.hpp>
 
 #include <functional>
@@ -26,13 +28,11 @@
 
 namespace mm::rt::text {
 
-/// tokenizer.json field access; errors name `what` and the field. field: the field, which
-/// must exist; stringField: a string field that must exist; boolField / optionalString:
-/// `fallback` / "" when absent or null.
-const nlohmann::json &field(const nlohmann::json &j, const char *name, const std::string &what);
-std::string stringField(const nlohmann::json &j, const char *name, const std::string &what);
-bool boolField(const nlohmann::json &j, const char *name, bool fallback, const std::string &what);
-std::string optionalString(const nlohmann::json &j, const char *name, const std::string &what);
+// tokenizer.json fields are read with runtime/io/JsonFields.h.
+using io::optionalBool;
+using io::optionalString;
+using io::requiredField;
+using io::requiredString;
 
 /// A compiled PCRE2 pattern (UTF, UCP). Matching needs valid UTF-8 (not checked again).
 class Regex {
