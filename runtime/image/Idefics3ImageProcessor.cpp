@@ -138,6 +138,13 @@ Idefics3Pixels idefics3PixelValues(const RgbImage &image, const Idefics3Processo
     if (im.height > m || im.width > m) {
       out.rows = (im.height - m) / m + 1;
       out.cols = (im.width - m) / m + 1;
+      // Real configs give at most a few dozen tiles (SmolVLM: 4 x 4 at 1536 / 384); a tiny
+      // max_image_size with do_resize false would give millions of separate images.
+      constexpr int64_t kMaxTiles = 1024;
+      if (out.rows * out.cols > kMaxTiles)
+        fail("Idefics3ImageProcessor: ", im.width, " x ", im.height, " pixels split into ",
+             out.rows, " x ", out.cols, " tiles of ", m, " px, over the ", kMaxTiles,
+             " tiles allowed (raise max_image_size or resize)");
       for (int64_t r = 0; r < out.rows; ++r)
         for (int64_t col = 0; col < out.cols; ++col)
           frames.push_back(tile(im, r * m, col * m, m));

@@ -86,12 +86,14 @@ std::array<double, 3> readTriple(const json &j, const char *key, std::array<doub
   auto it = j.find(key);
   if (it == j.end() || it->is_null())
     return fallback;
+  if (it->is_number()) // one value for the three channels, as transformers' normalize takes
+    return {it->get<double>(), it->get<double>(), it->get<double>()};
   if (!it->is_array() || it->size() != 3)
-    fail(what, ": '", key, "' is not a list of 3 numbers");
+    fail(what, ": '", key, "' is not a number or a list of 3 numbers");
   std::array<double, 3> v{};
   for (size_t i = 0; i < 3; ++i) {
     if (!(*it)[i].is_number())
-      fail(what, ": '", key, "' is not a list of 3 numbers");
+      fail(what, ": '", key, "' is not a number or a list of 3 numbers");
     v[i] = (*it)[i].get<double>();
   }
   return v;

@@ -50,7 +50,7 @@ int64_t readPositiveKey(const json &j, const char *key, int64_t fallback, const 
 /// `j[key]` as an integer in [0, max]; `fallback` when absent or null.
 int64_t readNonNegativeKey(const json &j, const char *key, int64_t fallback,
                            const std::string &what, int64_t max = 65536);
-/// `j[key]` as a list of 3 numbers (in double precision); `fallback` when absent or null.
+/// `j[key]` as a list of 3 numbers, or one number for all three (in double precision); `fallback` when absent or null.
 std::array<double, 3> readTriple(const json &j, const char *key, std::array<double, 3> fallback,
                                  const std::string &what);
 /// `j["resample"]` as a Pillow filter; `fallback` when absent or null.

@@ -177,6 +177,14 @@ TEST(ImageProcessorTest, Idefics3SizesFollowTransformers) {
   EXPECT_EQ(idefics3VisionEncoderSize(48, 1, 16), (P{48, 16}));
   EXPECT_EQ(idefics3ImageSeqLen(512, 16, 4), 64);  // SmolVLM-256M
   EXPECT_EQ(idefics3ImageSeqLen(364, 14, 2), 169); // Idefics3-8B, the default
+  // Splitting into more than 1024 tiles is refused (a 2000 x 2000 image in 16-px tiles).
+  Idefics3ProcessorConfig c;
+  c.doResize = false;
+  c.maxImageSize = 16;
+  RgbImage big;
+  big.height = big.width = 2000;
+  big.pixels.assign(size_t(2000 * 2000 * 3), 0);
+  EXPECT_ERROR(idefics3PixelValues(big, c), "over the 1024 tiles allowed");
 }
 
 TEST(ImageProcessorTest, Idefics3PromptStrings) {
@@ -214,6 +222,11 @@ TEST(ImageProcessorTest, LlavaPadsToSquareCentred) {
             (std::array<uint8_t, 3>{127, 76, 229}));
   EXPECT_ERROR(parseLlavaProcessorConfig(R"({"do_pad": true, "image_mean": [2, 0, 0]})", "x"),
                "outside [0, 255]");
+  // One number stands for the three channels, as transformers' normalize takes it.
+  EXPECT_EQ(parseLlavaProcessorConfig(R"({"image_mean": 0.5})", "x").background,
+            (std::array<uint8_t, 3>{127, 127, 127}));
+  EXPECT_ERROR(parseLlavaProcessorConfig(R"({"image_mean": "0.5"})", "x"),
+               "'image_mean' is not a number or a list of 3 numbers");
   EXPECT_EQ(llavaImageTokens(336, 336, 14, 1, true), 576);
   EXPECT_EQ(llavaImageTokens(336, 336, 14, 1, false), 577);
 }
