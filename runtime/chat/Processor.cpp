@@ -68,13 +68,14 @@ GenerationDefaults readGenerationDefaults(const std::string *text, const std::st
   if (!text)
     return d;
   const json j = io::parseJsonObject(*text, what);
-  if (io::optionalBool(j, "do_sample", false, what)) {
-    d.sampling.temperature = io::optionalNumber(j, "temperature", 1.0, what);
-    d.sampling.topK = io::optionalInt(j, "top_k", 50, what);
-    d.sampling.topP = io::optionalNumber(j, "top_p", 1.0, what);
-  }
+  d.doSample = io::optionalBool(j, "do_sample", false, what);
+  d.sampling.temperature = io::optionalNumber(j, "temperature", 1.0, what);
+  d.sampling.topK = io::optionalInt(j, "top_k", 50, what);
+  d.sampling.topP = io::optionalNumber(j, "top_p", 1.0, what);
   d.sampling.repetitionPenalty = io::optionalNumber(j, "repetition_penalty", 1.0, what);
   d.maxNewTokens = io::optionalInt(j, "max_new_tokens", -1, what);
+  if (d.doSample && d.sampling.temperature == 0)
+    fail(what, ": do_sample with temperature 0 (transformers refuses it too)");
   try {
     d.sampling.check();
   } catch (const Error &e) {
@@ -82,6 +83,19 @@ GenerationDefaults readGenerationDefaults(const std::string *text, const std::st
   }
   return d;
 }
+
+} // namespace
+
+SamplingOptions GenerationDefaults::choose(std::optional<double> temperature) const {
+  SamplingOptions s = sampling;
+  if (temperature)
+    s.temperature = *temperature;
+  else if (!doSample)
+    s.temperature = 0;
+  return s;
+}
+
+namespace {
 
 /// The rows the vision encoder gives for one image when its result [batch, N, hidden] has
 /// a static N; -1 otherwise.
@@ -230,8 +244,6 @@ EncodedPrompt Processor::encode(const std::string &prompt, const std::vector<Rgb
                              e.text.compare(0, bosToken_->size(), *bosToken_) == 0;
   for (int32_t id : tokenizer_->encode(e.text, !startsWithBos))
     e.ids.push_back(id);
-  if (const std::optional<int32_t> imageId = tokenizer_->tokenId(imagePlaceholder_))
-    e.imageTokens = std::count(e.ids.begin(), e.ids.end(), int64_t(*imageId));
 
   if (!processed.empty())
     e.pixelValues = batchPixelValues(*imageProcessor_, processed);

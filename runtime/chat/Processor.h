@@ -40,13 +40,19 @@ struct EncodedPrompt {
   /// The images' pixel values stacked along the batch: [images, 3, H, W] f32; empty (no
   /// data) without images.
   Tensor pixelValues;
-  int64_t imageTokens = 0;      ///< image-token ids in `ids`
 };
 
-/// generation_config.json's defaults for generate.
+/// generation_config.json's defaults for generate, with GenerationConfig's own defaults
+/// (temperature 1, top_k 50, top_p 1, repetition_penalty 1) for what it leaves out.
 struct GenerationDefaults {
-  SamplingOptions sampling;    ///< do_sample false (or absent): greedy, whatever temperature says
+  bool doSample = false;       ///< do_sample: sample, else greedy (temperature unused)
+  SamplingOptions sampling;    ///< the warpers' settings, used when sampling
   int64_t maxNewTokens = -1;   ///< max_new_tokens; -1 when not given
+
+  /// The options a request gets: sampling as the config says, greedy otherwise; with
+  /// `temperature` given, that temperature (0: greedy, else sampling with the config's
+  /// top_k and top_p).
+  SamplingOptions choose(std::optional<double> temperature) const;
 };
 
 /// A model file by name, or nullptr when the plan has none.

@@ -2,6 +2,7 @@
 #include "runtime/chat/TextStream.h"
 
 #include "runtime/core/Error.h"
+#include "runtime/text/Unicode.h"
 
 #include <algorithm>
 
@@ -9,9 +10,12 @@ namespace mm::rt {
 
 TextStream::TextStream(const Tokenizer &tokenizer, std::vector<std::string> stopStrings)
     : decoder_(tokenizer, /*skipSpecialTokens=*/true), stops_(std::move(stopStrings)) {
-  for (const std::string &s : stops_)
+  for (const std::string &s : stops_) {
     if (s.empty())
       fail("a stop string is empty");
+    if (size_t bad = text::firstInvalidUtf8(s); bad != std::string::npos)
+      fail("stop string '", s, "' is not valid UTF-8 (byte ", bad, ")");
+  }
 }
 
 std::string TextStream::emit(std::string s) {

@@ -19,7 +19,7 @@ namespace mm::rt {
 
 class TextStream {
 public:
-  /// Empty stop strings are refused (Error).
+  /// Empty stop strings and ones that are not valid UTF-8 are refused (Error).
   TextStream(const Tokenizer &tokenizer, std::vector<std::string> stopStrings);
   /// Adds a generated token; returns the text that can be shown now (often ""). After a
   /// stop string, returns "" for every later token.

@@ -162,7 +162,7 @@ GenerationResult CudaGenerator::generate(const Tensor *pixelValues,
                                          const std::vector<int64_t> &inputIds,
                                          const GenerationOptions &options) {
   const GenerationInfo &g = info();
-  const int64_t capacity = checkRequest(inputIds, options);
+  const int64_t capacity = checkRequest(g, inputIds, options);
   GenerationResult r;
   r.promptTokens = static_cast<int64_t>(inputIds.size());
   ctx_->synchronize();

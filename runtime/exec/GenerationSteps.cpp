@@ -52,9 +52,18 @@ int64_t positionsFed(int64_t promptTokens, int64_t maxNewTokens) {
   return promptTokens + maxNewTokens - 1;
 }
 
-int64_t checkRequest(const std::vector<int64_t> &inputIds, const GenerationOptions &options) {
+int64_t newTokensThatFit(int64_t promptTokens, int64_t maxPositions) {
+  return maxPositions - promptTokens + 1;
+}
+
+int64_t checkRequest(const GenerationInfo &g, const std::vector<int64_t> &inputIds,
+                     const GenerationOptions &options) {
   if (inputIds.empty())
     fail("the prompt (input ids) is empty");
+  for (const auto &[what, list] : {std::pair{"prompt", &inputIds}, {"teacher", &options.teacherTokens}})
+    for (int64_t id : *list)
+      if (id < 0 || (g.vocabSize > 0 && id >= g.vocabSize))
+        fail(what, " token id ", id, " is outside the vocabulary (", g.vocabSize, " tokens)");
   if (options.maxNewTokens < 1)
     fail("--max-new-tokens must be at least 1");
   if (options.kvCapacity < 0)

@@ -36,13 +36,17 @@ std::string counted(int64_t n, const char *noun);
 /// The positions the decoder sees for a prompt and maxNewTokens new tokens (the last
 /// token is not fed back).
 int64_t positionsFed(int64_t promptTokens, int64_t maxNewTokens);
+/// The most new tokens whose positions fit `maxPositions` after the prompt (the inverse of
+/// positionsFed).
+int64_t newTokensThatFit(int64_t promptTokens, int64_t maxPositions);
 /// Checks a generation request before anything runs and returns its KV-cache capacity
 /// (positions): options.kvCapacity when set, else the prompt's tokens + maxNewTokens.
-/// Throws Error for an empty prompt, maxNewTokens < 1, a negative capacity, maxNewTokens or
+/// Throws Error for an empty prompt, a prompt or teacher token id outside the vocabulary, maxNewTokens < 1, a negative capacity, maxNewTokens or
 /// a capacity above 2^31 positions, a set
 /// capacity that cannot hold positionsFed(prompt, maxNewTokens), or fewer than
 /// maxNewTokens - 1 teacher tokens when any are given.
-int64_t checkRequest(const std::vector<int64_t> &inputIds, const GenerationOptions &options);
+int64_t checkRequest(const GenerationInfo &g, const std::vector<int64_t> &inputIds,
+                     const GenerationOptions &options);
 
 /// A [1, n] host tensor of dtype `t` (i64, i32, f32 or bool) holding `values`.
 Tensor rowOf(DType t, const std::vector<int64_t> &values);

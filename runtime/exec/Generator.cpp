@@ -83,7 +83,7 @@ GenerationResult Generator::generate(const Tensor *pixelValues,
                                      const std::vector<int64_t> &inputIds,
                                      const GenerationOptions &options) {
   const GenerationInfo &g = info();
-  const int64_t capacity = checkRequest(inputIds, options);
+  const int64_t capacity = checkRequest(g, inputIds, options);
   GenerationResult r;
   r.promptTokens = static_cast<int64_t>(inputIds.size());
   auto start = Clock::now();
@@ -130,9 +130,9 @@ GenerationResult Generator::generate(const Tensor *pixelValues,
     Tensor step = embedTokens({nextInput(options, r, r.tokens.size())});
     row = lastRow(decoderStep(step, cache));
     token = sampleFromRow(sampler, row, inputIds, r.tokens);
-    r.decodeMs += msSince(stepStart);
     recordStepLogits(options, r, r.tokens.size(), row);
     more = acceptToken(g, options, r, token);
+    r.decodeMs += msSince(stepStart); // with the onToken hook, as on CUDA
   }
   setDecodeRate(r);
   return r;

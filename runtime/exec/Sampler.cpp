@@ -14,8 +14,8 @@ void SamplingOptions::check() const {
     fail("temperature must be a finite number >= 0 (0: greedy), got ", temperature);
   if (topK < 0)
     fail("top_k must be >= 0 (0: all tokens), got ", topK);
-  if (!(topP > 0 && topP <= 1))
-    fail("top_p must be in (0, 1], got ", topP);
+  if (!(topP >= 0 && topP <= 1))
+    fail("top_p must be in [0, 1], got ", topP);
   if (!std::isfinite(repetitionPenalty) || repetitionPenalty <= 0)
     fail("repetition_penalty must be a finite number > 0 (1: none), got ", repetitionPenalty);
 }
@@ -39,7 +39,8 @@ void penalise(std::vector<float> &logits, const std::vector<int64_t> &context, d
 }
 
 int64_t argmax(const std::vector<float> &logits) {
-  // The first maximum, as torch.argmax (NaN never wins a comparison).
+  // The first maximum, as torch.argmax of NaN-free logits (a NaN is never greater, so it
+  // wins only at index 0; the decoder's logits are checked finite by the tests, not here).
   return std::max_element(logits.begin(), logits.end()) - logits.begin();
 }
 
@@ -83,6 +84,11 @@ double setWeights(std::vector<Candidate> &c) {
 void keepTopP(std::vector<Candidate> &c, double topP, double sum) {
   if (topP >= 1 || c.size() < 2)
     return;
+  if (topP == 0) { // min_tokens_to_keep: the most likely stays
+    std::nth_element(c.begin(), c.begin(), c.end(), moreLikely);
+    c.resize(1);
+    return;
+  }
   double need = topP * sum; // mass the kept set must still reach
   size_t lo = 0, hi = c.size();
   while (lo < hi && need > 0) {
@@ -114,17 +120,22 @@ int64_t Sampler::next(std::vector<float> &logits, const std::vector<int64_t> &co
     penalise(logits, context, options_.repetitionPenalty);
   if (options_.temperature == 0)
     return argmax(logits);
-  std::vector<Candidate> c;
-  c.reserve(logits.size());
-  for (size_t i = 0; i < logits.size(); ++i) {
-    const float l = logits[i];
+  float top = -std::numeric_limits<float>::infinity();
+  for (float l : logits) {
     if (std::isnan(l) || l == std::numeric_limits<float>::infinity())
       fail("the logits hold NaN or +inf; cannot sample from them");
-    if (l != -std::numeric_limits<float>::infinity())
-      c.push_back({static_cast<float>(l / options_.temperature), static_cast<int32_t>(i)});
+    top = std::max(top, l);
   }
-  if (c.empty())
+  if (top == -std::numeric_limits<float>::infinity())
     fail("every logit is -inf; cannot sample from them");
+  // (logit - max) / temperature in double: <= 0, so a tiny temperature gives -inf (weight
+  // 0), never +inf; the order and the softmax are those of logit / temperature.
+  std::vector<Candidate> c;
+  c.reserve(logits.size());
+  for (size_t i = 0; i < logits.size(); ++i)
+    if (logits[i] != -std::numeric_limits<float>::infinity())
+      c.push_back({static_cast<float>((double(logits[i]) - top) / options_.temperature),
+                   static_cast<int32_t>(i)});
   keepTopK(c, options_.topK);
   double sum = setWeights(c);
   if (options_.topP < 1) {

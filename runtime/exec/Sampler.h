@@ -24,7 +24,7 @@ namespace mm::rt {
 struct SamplingOptions {
   double temperature = 0;       ///< 0: greedy; > 0: sample from softmax(logits / temperature)
   int64_t topK = 0;             ///< sampling: keep the k largest logits (0: all)
-  double topP = 1;              ///< sampling: nucleus mass in (0, 1] (1: all)
+  double topP = 1;              ///< sampling: nucleus mass in [0, 1] (1: all; 0: the top token)
   double repetitionPenalty = 1; ///< > 0; 1: none
   uint64_t seed = 0;
 

@@ -244,9 +244,7 @@ Tokenizer &Tokenizer::operator=(Tokenizer &&) noexcept = default;
 Tokenizer::~Tokenizer() = default;
 
 Tokenizer Tokenizer::fromJson(const std::string &text, const std::string &what) {
-  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object())
-    fail(what, ": not a JSON object (malformed tokenizer.json)");
+  const json j = io::parseJsonObject(text, what);
   auto impl = std::make_unique<Impl>();
   impl->what = what;
   auto stage = [&](const char *name) -> const json & {

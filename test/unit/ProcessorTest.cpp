@@ -68,6 +68,11 @@ TEST(ProcessorTest, SpecialTokensAsStringsObjectsOrFromTheMap) {
   EXPECT_EQ(make({{"chat_template.jinja", t}, {"special_tokens_map.json", R"({"bos_token": "B", "eos_token": "E"})"}})
                 .renderChat(user("a"), false),
             "B|E");
+  // tokenizer_config.json wins over special_tokens_map.json, token by token.
+  EXPECT_EQ(make({{"chat_template.jinja", t}, {"tokenizer_config.json", R"({"bos_token": "<s>"})"},
+                  {"special_tokens_map.json", R"({"bos_token": "B", "eos_token": "E"})"}})
+                .renderChat(user("a"), false),
+            "<s>|E");
 }
 
 TEST(ProcessorTest, BosIsAddedUnlessThePromptStartsWithIt) {
@@ -85,7 +90,19 @@ TEST(ProcessorTest, PlaceholdersMustMatchTheImages) {
   // model would find no features for it).
   EXPECT_THROW(p.encode("<image>a", {mm::rt::RgbImage{1, 1, {0, 0, 0}}}), mm::rt::Error);
   EXPECT_THROW(p.encode("<image>a", {}), mm::rt::Error);
-  EXPECT_EQ(p.encode("ab", {}).imageTokens, 0);
+}
+
+TEST(ProcessorTest, AProcessorThatExpandsNothingGetsOnePlaceholderPerFeature) {
+  // CLIPProcessor (no processor_config.json): each <image> becomes featuresPerImage (3)
+  // image tokens; the pixels are [images, 3, 2, 2].
+  Processor p = make({{"preprocessor_config.json",
+                       R"({"image_processor_type": "CLIPImageProcessor", "size": {"shortest_edge": 2},
+                           "crop_size": {"height": 2, "width": 2}})"}});
+  mm::rt::RgbImage im{4, 4, std::vector<uint8_t>(48, 200)};
+  mm::rt::EncodedPrompt e = p.encode("a<image>b<image>", {im, im});
+  EXPECT_EQ(e.text, "a<image><image><image>b<image><image><image>");
+  EXPECT_EQ(e.ids, (std::vector<int64_t>{0, 2, 1, 1, 1, 3, 1, 1, 1}));
+  EXPECT_EQ(e.pixelValues.shape, (mm::rt::Shape{2, 3, 2, 2}));
 }
 
 TEST(ProcessorTest, GenerationDefaults) {
@@ -96,10 +113,18 @@ TEST(ProcessorTest, GenerationDefaults) {
   EXPECT_EQ(d.sampling.topP, 0.9);
   d = make({{"generation_config.json", R"({"temperature": 0.6, "repetition_penalty": 1.1, "max_new_tokens": 7})"}})
           .generationDefaults();
-  EXPECT_EQ(d.sampling.temperature, 0); // no do_sample: greedy
+  EXPECT_FALSE(d.doSample);
+  EXPECT_EQ(d.choose(std::nullopt).temperature, 0); // no do_sample: greedy
   EXPECT_EQ(d.sampling.repetitionPenalty, 1.1);
   EXPECT_EQ(d.maxNewTokens, 7);
   EXPECT_THROW(make({{"generation_config.json", R"({"do_sample": true, "top_p": 2})"}}), mm::rt::Error);
+  EXPECT_THROW(make({{"generation_config.json", R"({"do_sample": true, "temperature": 0})"}}), mm::rt::Error);
+  // A temperature asked for samples with the config's top_k / top_p; 0 is greedy.
+  auto g = make({{"generation_config.json", R"({"top_p": 0.8})"}}).generationDefaults();
+  EXPECT_EQ(g.choose(std::nullopt).temperature, 0);
+  EXPECT_EQ(g.choose(0.7).temperature, 0.7);
+  EXPECT_EQ(g.choose(0.7).topK, 50);
+  EXPECT_EQ(g.choose(0.7).topP, 0.8);
   EXPECT_THROW(make({{"generation_config.json", R"({"do_sample": "yes"})"}}), mm::rt::Error);
 }
 

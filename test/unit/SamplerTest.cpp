@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/chat/TextStream.h"
 #include "runtime/core/Error.h"
+#include "runtime/exec/GenerationSteps.h"
 #include "runtime/exec/Sampler.h"
 
 #include <gtest/gtest.h>
@@ -132,10 +133,52 @@ TEST(SamplerTest, TopPKeepsWhatSortingWouldKeep) {
 }
 
 TEST(SamplerTest, TopPKeepsTheMostLikelyToken) {
-  Sampler s(sampling(1.0, 0, 0.01));
-  auto f = frequencies(s, {0, 5, 1});
+  for (double p : {0.01, 0.0}) { // top_p 0 keeps it too (min_tokens_to_keep)
+    Sampler s(sampling(1.0, 0, p));
+    auto f = frequencies(s, {0, 5, 1});
+    EXPECT_EQ(f.size(), 1u) << p;
+    EXPECT_EQ(f.count(1), 1u) << p;
+  }
+}
+
+TEST(SamplerTest, TopPAfterTheTemperature) {
+  // p = {0.5, 0.3, 0.2}; at temperature 0.5 they become {25, 9, 4} / 38 = {0.658, 0.237,
+  // 0.105}: top_p 0.7 keeps two (the mass before the third is 0.895). Applied before the
+  // temperature, top_p 0.7 would also keep two but {0.5, 0.3} -> {25, 9} / 34.
+  // Top-p at 0.6 tells them apart: after the temperature one token (0.658 >= 0.6), before
+  // it two (0.5 < 0.6).
+  Sampler s(sampling(0.5, 0, 0.6));
+  auto f = frequencies(s, {std::log(0.5f), std::log(0.3f), std::log(0.2f)});
   EXPECT_EQ(f.size(), 1u);
-  EXPECT_EQ(f.count(1), 1u);
+  EXPECT_EQ(f.count(0), 1u);
+}
+
+TEST(SamplerTest, TopPOverTheTopKSurvivors) {
+  // Top-k 2 leaves {0.5, 0.3} -> {0.625, 0.375}; top-p 0.6 then keeps only the first
+  // (0.625 >= 0.6). Over the whole vocabulary top-p 0.6 would keep two (0.5 < 0.6).
+  Sampler s(sampling(1.0, 2, 0.6));
+  auto f = frequencies(s, {std::log(0.5f), std::log(0.3f), std::log(0.2f)});
+  EXPECT_EQ(f.size(), 1u);
+  EXPECT_EQ(f.count(0), 1u);
+}
+
+TEST(SamplerTest, RepetitionPenaltyAppliesBeforeSamplingAndCountsThePrompt) {
+  // Logits {ln 2, ln 2}: tied. Penalising token 0 (seen in the prompt) by 2 halves its
+  // logit: ln 2 / 2 -> weights sqrt(2) : 2, so p(0) = 1.414 / 3.414 = 0.414.
+  SamplingOptions o = sampling(1.0, 0, 1, 2.0);
+  Sampler s(o);
+  mm::rt::Tensor row = mm::rt::Tensor::host(mm::rt::DType::f32, {2});
+  row.as<float>()[0] = row.as<float>()[1] = std::log(2.0f);
+  std::map<int64_t, double> f;
+  for (int i = 0; i < 40000; ++i)
+    f[mm::rt::generation::sampleFromRow(s, row, {0}, {})] += 1.0 / 40000;
+  EXPECT_NEAR(f[0], std::sqrt(2.0) / (std::sqrt(2.0) + 2), kFreqTol);
+}
+
+TEST(SamplerTest, TinyTemperaturesAreGreedyNotGarbage) {
+  Sampler s(sampling(1e-38));
+  std::vector<float> logits{1, 3, 2};
+  EXPECT_EQ(s.next(logits, {}), 1);
 }
 
 TEST(SamplerTest, ASeedRepeatsTheDraws) {
@@ -150,7 +193,7 @@ TEST(SamplerTest, BadOptionsAndLogitsAreErrors) {
   EXPECT_THROW(Sampler(sampling(-1)), mm::rt::Error);
   EXPECT_THROW(Sampler(sampling(NAN)), mm::rt::Error);
   EXPECT_THROW(Sampler(sampling(1, -1)), mm::rt::Error);
-  EXPECT_THROW(Sampler(sampling(1, 0, 0)), mm::rt::Error);
+  EXPECT_THROW(Sampler(sampling(1, 0, -0.1)), mm::rt::Error);
   EXPECT_THROW(Sampler(sampling(1, 0, 1.5)), mm::rt::Error);
   EXPECT_THROW(Sampler(sampling(0, 0, 1, 0)), mm::rt::Error);
   Sampler s(sampling(1.0));
@@ -223,9 +266,34 @@ TEST(TextStreamTest, AStopStringWithAnAccentWaitsForTheWholeCharacter) {
   EXPECT_EQ(s.text(), " Hello");
 }
 
-TEST(TextStreamTest, EmptyStopStringsAreRefused) {
+TEST(TextStreamTest, TheEarliestOfSeveralStopStringsWins) {
+  auto t = mm::rt::Tokenizer::fromJson(kWordsJson, "test");
+  // The last in the list appears first in the text: " " is emitted, "Hello" held back
+  // (it begins "Hello wor"), then " wor" completes it.
+  mm::rt::TextStream a(t, {"END", "ld!", "Hello wor"});
+  EXPECT_EQ(streamed(a, {1, 2, 3, 5, 4}, nullptr), " ");
+  EXPECT_TRUE(a.stopped());
+  // Both in the pending text "world": "ld" (at 3) ends it, not "world!" (which would be
+  // at 0 but is not complete).
+  mm::rt::TextStream b(t, {"world!", "ld"});
+  EXPECT_EQ(streamed(b, {1, 2, 3, 5}, nullptr), " Hello wor");
+}
+
+TEST(TextStreamTest, HoldingBackServesEveryStopString) {
+  auto t = mm::rt::Tokenizer::fromJson(kWordsJson, "test");
+  // " wor" may begin "world" (the second stop string): "wor" is held back although it
+  // cannot begin "END"; " END" then stops the text after it.
+  mm::rt::TextStream s(t, {"END", "world"});
+  EXPECT_EQ(s.push(1), " Hello");
+  EXPECT_EQ(s.push(2), " ");
+  EXPECT_EQ(s.push(4), "wor ");
+  EXPECT_TRUE(s.stopped());
+}
+
+TEST(TextStreamTest, EmptyOrInvalidStopStringsAreRefused) {
   auto t = mm::rt::Tokenizer::fromJson(kWordsJson, "test");
   EXPECT_THROW(mm::rt::TextStream(t, {""}), mm::rt::Error);
+  EXPECT_THROW(mm::rt::TextStream(t, {"a\xff"}), mm::rt::Error);
 }
 
 } // namespace

@@ -125,7 +125,7 @@ nlohmann::json AnyGenerator::statsJson(const GenerationResult &r) const {
                  {"decode_tokens_per_s", r.decodeTokensPerSecond}};
   j["memory"] = {{"peak_rss_mib", peakResidentMiB()}, {"kv_cache_bytes", r.kvCacheBytes},
                  {"weights_bytes", m.weightBytes}, {"arena_bytes", m.arenaBytes}};
-  if (cuda_) {
+  if (!cpu_) {
     j["memory"]["peak_device_mib"] = m.peakDeviceMiB;
     nlohmann::json byPurpose = nlohmann::json::object();
     for (const auto &[what, bytes] : m.devicePeakByPurpose)
@@ -148,7 +148,7 @@ void AnyGenerator::printStats(const GenerationResult &r, llvm::raw_ostream &os) 
   os << llvm::format("decode: %.2f tokens/s (%lld tokens in %.2f ms)%s\n",
                      r.decodeTokensPerSecond, static_cast<long long>(r.tokens.size() - 1),
                      r.decodeMs, r.stoppedAtEos ? ", stopped at EOS" : "");
-  if (!cuda_) {
+  if (cpu_) {
     os << llvm::format("peak memory: %.1f MiB RSS (weights %.1f MiB mapped from the plan, KV "
                        "cache %.2f MiB, activations %.1f MiB)\n",
                        rss, mib(m.weightBytes), mib(r.kvCacheBytes), mib(m.arenaBytes));

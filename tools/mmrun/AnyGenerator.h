@@ -53,7 +53,9 @@ private:
   std::shared_ptr<const mm::rt::Plan> plan_;
   DeviceOptions run_;
   std::unique_ptr<mm::rt::Generator> cpu_;
+#ifdef MM_HAVE_CUDA
   std::unique_ptr<mm::rt::cudaexec::CudaGenerator> cuda_;
+#endif
 };
 
 } // namespace mmrun

@@ -3,6 +3,7 @@
 #define MM_TOOLS_MMRUN_MODES_H
 
 #include "runtime/exec/Executor.h"
+#include "runtime/chat/Processor.h"
 #include "runtime/exec/Generator.h"
 #include "runtime/plan/Plan.h"
 
@@ -62,12 +63,13 @@ struct GraphOptions {
 int runGraph(std::shared_ptr<const mm::rt::Plan> plan, const GraphOptions &o, llvm::raw_ostream &os);
 
 /// --temperature, --top-k, --top-p, --repetition-penalty and --seed as given: each
-/// overrides the defaults (greedy for --input-ids, generation_config.json's for text).
+/// overrides the defaults (GenerationDefaults::choose: generation_config.json's for text,
+/// GenerationConfig's own, greedy, for --input-ids).
 struct SamplingOverrides {
   std::optional<double> temperature, topP, repetitionPenalty;
   std::optional<int64_t> topK;
   uint64_t seed = 0;
-  mm::rt::SamplingOptions over(mm::rt::SamplingOptions defaults) const;
+  mm::rt::SamplingOptions over(const mm::rt::GenerationDefaults &defaults) const;
 };
 
 struct GenerateOptions {

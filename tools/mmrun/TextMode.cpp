@@ -21,9 +21,8 @@ using ojson = nlohmann::ordered_json;
 
 namespace mmrun {
 
-SamplingOptions SamplingOverrides::over(SamplingOptions d) const {
-  if (temperature)
-    d.temperature = *temperature;
+SamplingOptions SamplingOverrides::over(const GenerationDefaults &defaults) const {
+  SamplingOptions d = defaults.choose(temperature);
   if (topK)
     d.topK = *topK;
   if (topP)
@@ -84,7 +83,10 @@ public:
         fail("--chat needs a chat template, and ", plan_->origin(), " has none; use --prompt");
       prompt = processor_.plainPrompt(text, images);
     }
-    EncodedPrompt e = processor_.encode(prompt, first ? images_ : std::vector<RgbImage>());
+    // A template renders the whole history, the first message's images included, so every
+    // turn feeds them; a plain prompt holds them in its first turn only.
+    const bool templated = processor_.hasChatTemplate() && !o_.raw;
+    EncodedPrompt e = processor_.encode(prompt, templated || first ? images_ : std::vector<RgbImage>());
     GenerationOptions options = generationOptions(static_cast<int64_t>(e.ids.size()));
     TextStream stream(processor_.tokenizer(), o_.stops);
     options.onToken = [&](int64_t id) {
@@ -146,17 +148,16 @@ private:
     const GenerationInfo &g = gen_.info();
     const GenerationDefaults &d = processor_.generationDefaults();
     GenerationOptions options;
-    options.sampling = o_.sampling.over(d.sampling);
+    options.sampling = o_.sampling.over(d);
     options.kvCapacity = o_.kvCapacity;
     options.ignoreEos = o_.ignoreEos;
     int64_t maxNew = o_.maxNewTokens ? *o_.maxNewTokens
                                      : (d.maxNewTokens > 0 ? d.maxNewTokens : kDefaultMaxNewTokens);
     if (g.maxPositions > 0) {
-      if (promptTokens >= g.maxPositions)
+      if (promptTokens > g.maxPositions)
         fail("the prompt is ", generation::counted(promptTokens, "token"), "; the model's context ",
-             "holds ", g.maxPositions, " positions (max_position_embeddings), and one is needed "
-             "for the reply");
-      const int64_t room = g.maxPositions - promptTokens + 1;
+             "holds ", g.maxPositions, " positions (max_position_embeddings)");
+      const int64_t room = generation::newTokensThatFit(promptTokens, g.maxPositions);
       if (maxNew > room) {
         if (o_.maxNewTokens)
           llvm::errs() << "mmrun: note: " << generation::counted(maxNew, "new token")
@@ -197,6 +198,8 @@ int runText(std::shared_ptr<const Plan> plan, const TextOptions &o, llvm::raw_os
     llvm::errs().flush();
     if (!std::getline(std::cin, line))
       break;
+    if (!line.empty() && line.back() == '\r')
+      line.pop_back();
     if (line.empty())
       continue;
     session.turn(line, os);
@@ -207,10 +210,8 @@ int runText(std::shared_ptr<const Plan> plan, const TextOptions &o, llvm::raw_os
 
 int runTokenizer(const Plan &plan, const std::string *tokenize, const std::string *detokenize,
                  llvm::raw_ostream &os) {
-  auto file = [&](const std::string &name) { return plan.modelFile(name); };
-  if (!file("tokenizer.json"))
-    fail(plan.origin(), ": the plan has no tokenizer.json (compile a model folder that holds one)");
-  const Tokenizer tokenizer = Tokenizer::fromJson(*file("tokenizer.json"), plan.origin() + ": tokenizer.json");
+  const Processor processor = Processor::fromPlan(plan);
+  const Tokenizer &tokenizer = processor.tokenizer();
   if (tokenize) {
     nlohmann::json ids = tokenizer.encode(*tokenize, /*addSpecialTokens=*/true);
     os << ids.dump() << "\n";

@@ -288,7 +288,7 @@ int main(int argc, char **argv) {
     if (teacherTokens.getNumOccurrences() > 0 && teacherTokens.empty())
       mm::rt::fail("--teacher-tokens is empty (give the ids decode steps 1.. feed)");
     o.teacherTokens = teacherTokens;
-    o.sampling = sampling.over(mm::rt::SamplingOptions());
+    o.sampling = sampling.over(mm::rt::GenerationDefaults());
     o.ignoreEos = ignoreEos;
     o.warmup = warmup;
     o.json = json;

@@ -17,7 +17,9 @@
 #      and tiny-llava-f16-ts (an f16 plan against HF's fp16 tokens on
 #      CUDA: exact unless a near-tie flips, which the log's logits show); and
 #      tiny-llava-rand-ts as a bf16 plan through the low-precision check
-#      (check_generation.py --teacher-eps 2^-7: teacher-forced logits, tokens off near ties).
+#      (check_generation.py --teacher-eps 2^-7: teacher-forced logits, tokens off near ties);
+#   5. the text path on models/tiny-llava-chat (check_text_generation.py: transformers' prompt
+#      ids, tokens and text) with and without CUDA graphs, and seeded sampling equal to the CPU's.
 # Usage: check_cuda_models.sh MMC MMRUN MODELS_DIR WORK_DIR [TEST_MODELS_DIR]
 # Prints PASS/FAIL lines; exits 1 on any failure.
 set -u
@@ -80,6 +82,28 @@ if [ -n "$testmodels" ]; then
   else
     echo "FAIL $m bf16: mmc compile --target cuda"; status=1
   fi
+fi
+
+# Text in, text out (issue 18) on the bundled chat model: the prompt ids, greedy tokens and
+# text of transformers for its four cases, with and without CUDA graphs (the pipelined
+# greedy decode with the streaming hook), and a seeded sampled run equal to the CPU's.
+chat=$here/../../../models/tiny-llava-chat
+echo "== text path, $chat"
+if "$mmc" compile "$chat" -o "$work/chat-cuda.plan" --target cuda && "$mmc" compile "$chat" -o "$work/chat-cpu.plan"; then
+  python3 "$inputs/check_text_generation.py" "$mmrun" "$work/chat-cuda.plan" "$chat" --device cuda || status=1
+  python3 "$inputs/check_text_generation.py" "$mmrun" "$work/chat-cuda.plan" "$chat" --device cuda --no-cuda-graphs || status=1
+  for dev in cuda cpu; do
+    "$mmrun" "$work/chat-$dev.plan" --device $dev --prompt "Hello" --temperature 0.8 --top-p 0.9 \
+      --repetition-penalty 1.1 --seed 3 --max-new-tokens 24 --json > "$work/sampled-$dev.json" || status=1
+  done
+  if python3 -c 'import json,sys; a,b=(json.load(open(f))["tokens"] for f in sys.argv[1:]); sys.exit(a != b)' \
+      "$work/sampled-cuda.json" "$work/sampled-cpu.json"; then
+    echo "PASS sampled tokens: CUDA equals CPU for the same seed"
+  else
+    echo "FAIL sampled tokens differ between CUDA and CPU (near ties in f32 logits can do that; see $work/sampled-*.json)"; status=1
+  fi
+else
+  echo "FAIL text path: mmc compile"; status=1
 fi
 
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
