@@ -26,7 +26,9 @@ done_steps="setup and build"
 # "not implemented yet", stop the demo successfully and say so; otherwise exit with its status.
 run_step() {
   local step=$1; shift
-  echo "demo: $step: ${*//$root\//}"
+  local shown
+  shown=$(printf '%q ' "$@")
+  echo "demo: $step: ${shown//$root\//}"
   local rc=0
   "$@" 2>"$out/$step.stderr" | tee "$out/$step.stdout" || rc=$?
   cat "$out/$step.stderr" >&2

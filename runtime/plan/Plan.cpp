@@ -37,6 +37,13 @@ const FunctionInfo *Plan::findFunction(const std::string &name) const {
   return nullptr;
 }
 
+std::vector<std::string> Plan::modelFileNames() const {
+  std::vector<std::string> names;
+  for (const auto &[name, contents] : modelFiles_)
+    names.push_back(name);
+  return names;
+}
+
 const std::string *Plan::modelFile(const std::string &name) const {
   auto it = modelFiles_.find(name);
   return it == modelFiles_.end() ? nullptr : &it->second;

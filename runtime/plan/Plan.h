@@ -134,6 +134,8 @@ public:
   /// The contents of the model-folder file `name` the compiler kept in the plan (e.g.
   /// "preprocessor_config.json"), or null when the plan has none.
   const std::string *modelFile(const std::string &name) const;
+  /// The names of the model files kept, in name order.
+  std::vector<std::string> modelFileNames() const;
   /// Total bytes of weights in the blob.
   uint64_t weightBytes() const { return blobSize_; }
   const std::string &origin() const { return origin_; }

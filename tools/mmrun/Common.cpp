@@ -81,6 +81,13 @@ int printInfo(const Plan &plan, llvm::raw_ostream &os) {
        << g.numLayers << ", kv heads " << g.numKvHeads << ", head dim " << g.headDim
        << ", max positions " << g.maxPositions << "\n";
   }
+  const std::vector<std::string> files = plan.modelFileNames();
+  if (!files.empty()) {
+    os << "  model files:";
+    for (const std::string &f : files)
+      os << " " << f << " (" << plan.modelFile(f)->size() << " bytes)";
+    os << "\n";
+  }
   return 0;
 }
 

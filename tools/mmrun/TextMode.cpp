@@ -31,6 +31,9 @@ SamplingOptions SamplingOverrides::over(const GenerationDefaults &defaults) cons
     d.repetitionPenalty = *repetitionPenalty;
   d.seed = seed;
   d.check();
+  if ((topK || topP) && d.temperature == 0)
+    llvm::errs() << "mmrun: warning: --top-k and --top-p apply to sampling; this generation is "
+                    "greedy (give --temperature > 0, or a generation_config.json with do_sample)\n";
   return d;
 }
 
