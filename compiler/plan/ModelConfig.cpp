@@ -16,6 +16,12 @@ namespace {
 /// build with -fno-exceptions).
 mlir::LogicalResult parseJsonText(llvm::StringRef text, const std::string &path, json &out,
                                   std::string &error) {
+  // nlohmann's parser takes a NUL byte for the end of the input: refuse it instead.
+  if (text.contains('\0')) {
+    error = "'" + path + "' is not a JSON object (it holds a NUL byte at " +
+            std::to_string(text.find('\0')) + ")";
+    return mlir::failure();
+  }
   out = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (out.is_discarded() || !out.is_object()) {
     error = "'" + path + "' is not a JSON object";
@@ -24,12 +30,30 @@ mlir::LogicalResult parseJsonText(llvm::StringRef text, const std::string &path,
   return mlir::success();
 }
 
-/// Reads `path` whole; fails with a message naming it.
+/// The most of a model-folder file mmc reads (config.json and the files a plan keeps).
+constexpr uint64_t kMaxModelFileBytes = uint64_t(64) << 20;
+
+/// Reads `path` whole: a regular file of at most 64 MiB (not a FIFO, a device or a
+/// sparse giant); fails with a message naming it.
 mlir::LogicalResult readFile(const std::string &path, std::unique_ptr<llvm::MemoryBuffer> &out,
                              std::string &error) {
-  auto buffer = llvm::MemoryBuffer::getFile(path);
+  llvm::sys::fs::file_status status;
+  if (std::error_code ec = llvm::sys::fs::status(path, status)) {
+    error = "cannot read '" + path + "': " + ec.message();
+    return mlir::failure();
+  }
+  if (!llvm::sys::fs::is_regular_file(status) || status.getSize() > kMaxModelFileBytes) {
+    error = "'" + path + "' is not a regular file of at most 64 MiB (" +
+            std::to_string(status.getSize()) + " bytes)";
+    return mlir::failure();
+  }
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
   if (!buffer) {
     error = "cannot read '" + path + "': " + buffer.getError().message();
+    return mlir::failure();
+  }
+  if ((*buffer)->getBufferSize() > kMaxModelFileBytes) { // it grew since the status
+    error = "'" + path + "' is over the 64 MiB mmc reads of a model file";
     return mlir::failure();
   }
   out = std::move(*buffer);
@@ -162,30 +186,17 @@ mlir::LogicalResult readModelFiles(const std::string &configPath, std::vector<Mo
                                    std::string &error) {
   if (configPath.empty())
     return mlir::success();
-  constexpr uint64_t kMaxModelFileBytes = uint64_t(64) << 20;
   for (const ModelFileKind &kind : keptModelFiles()) {
     llvm::SmallString<256> path(configPath);
     llvm::sys::path::remove_filename(path);
     llvm::sys::path::append(path, kind.name);
-    llvm::sys::fs::file_status status;
-    if (llvm::sys::fs::status(path, status) || !llvm::sys::fs::exists(status))
+    if (!llvm::sys::fs::exists(path))
       continue;
-    if (!llvm::sys::fs::is_regular_file(status) || status.getSize() > kMaxModelFileBytes) {
-      error = "'" + std::string(path) + "' is not a regular file of at most 64 MiB (" +
-              std::to_string(status.getSize()) + " bytes)";
-      return mlir::failure();
-    }
     std::unique_ptr<llvm::MemoryBuffer> buffer;
-    if (mlir::failed(readFile(std::string(path), buffer, error)))
-      return mlir::failure();
-    if (buffer->getBufferSize() > kMaxModelFileBytes) {
-      error = "'" + std::string(path) + "' is " + std::to_string(buffer->getBufferSize()) +
-              " bytes, over the 64 MiB a plan keeps of a model file";
-      return mlir::failure();
-    }
     json parsed;
-    if (kind.json &&
-        mlir::failed(parseJsonText(buffer->getBuffer(), std::string(path), parsed, error)))
+    if (mlir::failed(readFile(std::string(path), buffer, error)) ||
+        (kind.json &&
+         mlir::failed(parseJsonText(buffer->getBuffer(), std::string(path), parsed, error))))
       return mlir::failure();
     out.push_back({kind.name, buffer->getBuffer().str()});
   }

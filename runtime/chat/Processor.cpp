@@ -74,6 +74,8 @@ GenerationDefaults readGenerationDefaults(const std::string *text, const std::st
   d.sampling.topP = io::optionalNumber(j, "top_p", 1.0, what);
   d.sampling.repetitionPenalty = io::optionalNumber(j, "repetition_penalty", 1.0, what);
   d.maxNewTokens = io::optionalInt(j, "max_new_tokens", -1, what);
+  if (j.contains("max_new_tokens") && !j.at("max_new_tokens").is_null() && d.maxNewTokens < 1)
+    fail(what, ": max_new_tokens must be at least 1, got ", d.maxNewTokens);
   if (d.doSample && d.sampling.temperature == 0)
     fail(what, ": do_sample with temperature 0 (transformers refuses it too)");
   try {
@@ -202,16 +204,16 @@ std::string Processor::plainPrompt(const std::string &text, size_t images) const
   return out + text;
 }
 
-EncodedPrompt Processor::encode(const std::string &prompt, const std::vector<RgbImage> &images) const {
+ProcessedImage Processor::processImage(const RgbImage &image) const {
+  if (!imageProcessor_)
+    fail(origin_, ": the plan has no image processor (preprocessor_config.json or "
+                  "processor_config.json), so it cannot take images");
+  return imageProcessor_->process(image);
+}
+
+EncodedPrompt Processor::encode(const std::string &prompt,
+                                const std::vector<ProcessedImage> &processed) const {
   EncodedPrompt e;
-  std::vector<ProcessedImage> processed;
-  if (!images.empty()) {
-    if (!imageProcessor_)
-      fail(origin_, ": the plan has no image processor (preprocessor_config.json), so it cannot "
-                    "take images (give --pixel-values with --input-ids)");
-    for (const RgbImage &image : images)
-      processed.push_back(imageProcessor_->process(image));
-  }
   // Each placeholder, in order, becomes its image's tokens.
   const bool processorExpands = imageProcessor_ && imageProcessor_->promptStyle() != PromptStyle::None;
   size_t found = 0, pos = 0;
@@ -235,10 +237,10 @@ EncodedPrompt Processor::encode(const std::string &prompt, const std::vector<Rgb
     pos = at + imagePlaceholder_.size();
   }
   e.text.append(prompt, pos, std::string::npos);
-  if (found != images.size())
+  if (found != processed.size())
     fail("the prompt has ", found, " image placeholder", found == 1 ? "" : "s",
-         imagePlaceholder_.empty() ? "" : " ('" + imagePlaceholder_ + "')", " but ", images.size(),
-         " image", images.size() == 1 ? " was" : "s were", " given");
+         imagePlaceholder_.empty() ? "" : " ('" + imagePlaceholder_ + "')", " but ",
+         processed.size(), " image", processed.size() == 1 ? " was" : "s were", " given");
 
   const bool startsWithBos = bosToken_ && !bosToken_->empty() &&
                              e.text.compare(0, bosToken_->size(), *bosToken_) == 0;

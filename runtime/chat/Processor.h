@@ -97,10 +97,14 @@ public:
   /// else one placeholder and a newline per image, then `text`.
   std::string plainPrompt(const std::string &text, size_t images) const;
 
+  /// An image through the model's image processor (so a caller keeps the pixel values,
+  /// not the decoded image). Throws Error when the model has no image processor or the
+  /// image cannot be processed.
+  ProcessedImage processImage(const RgbImage &image) const;
   /// Tokenizes `prompt` after expanding its image placeholders, one per image in order,
-  /// and preprocesses the images. Throws Error when the placeholders and images differ in
-  /// number, the prompt is not valid UTF-8, or an image cannot be processed.
-  EncodedPrompt encode(const std::string &prompt, const std::vector<RgbImage> &images) const;
+  /// and stacks the images' pixel values. Throws Error when the placeholders and images
+  /// differ in number or the prompt is not valid UTF-8.
+  EncodedPrompt encode(const std::string &prompt, const std::vector<ProcessedImage> &images) const;
 
 private:
   Processor() = default;

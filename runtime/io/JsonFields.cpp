@@ -10,6 +10,9 @@ namespace mm::rt::io {
 using json = nlohmann::json;
 
 json parseJsonObject(const std::string &text, const std::string &what) {
+  // nlohmann's parser takes a NUL byte for the end of the input: refuse it instead.
+  if (size_t nul = text.find('\0'); nul != std::string::npos)
+    fail(what, ": not a JSON object (it holds a NUL byte at ", nul, ")");
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object())
     fail(what, ": not a JSON object");

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <functional>
 #include <unordered_map>
 
 namespace mm::rt {
@@ -37,29 +38,37 @@ struct Piece {
 };
 
 /// Leftmost-longest matching of added-token contents (tokenizers uses Aho-Corasick with
-/// MatchKind::LeftmostLongest); tokens are bucketed by first byte, longest first.
+/// MatchKind::LeftmostLongest): the contents in a hash map, and per first byte the
+/// distinct content lengths, longest first, so a position costs one lookup per length
+/// (vocabularies with tens of thousands of added tokens share a few lengths).
 class AddedTokenMatcher {
 public:
+  /// Adds `pattern` (not empty) for token index `token`; the first added wins a duplicate.
   void add(const std::string &pattern, size_t token) {
-    auto &bucket = byFirstByte_[static_cast<unsigned char>(pattern[0])];
-    bucket.push_back({pattern, token});
-    std::stable_sort(bucket.begin(), bucket.end(),
-                     [](const auto &a, const auto &b) { return a.first.size() > b.first.size(); });
+    if (!tokens_.emplace(pattern, token).second)
+      return;
+    auto &lengths = lengthsByFirstByte_[static_cast<unsigned char>(pattern[0])];
+    auto at = std::lower_bound(lengths.begin(), lengths.end(), pattern.size(), std::greater<size_t>());
+    if (at == lengths.end() || *at != pattern.size())
+      lengths.insert(at, pattern.size());
   }
-  bool empty() const {
-    return std::all_of(byFirstByte_.begin(), byFirstByte_.end(), [](const auto &b) { return b.empty(); });
-  }
+  bool empty() const { return tokens_.empty(); }
   /// The first match at or after `from`: {begin, end, token index}; begin = npos if none.
   std::tuple<size_t, size_t, size_t> find(std::string_view s, size_t from) const {
     for (size_t p = from; p < s.size(); ++p)
-      for (const auto &[pattern, token] : byFirstByte_[static_cast<unsigned char>(s[p])])
-        if (s.compare(p, pattern.size(), pattern) == 0)
-          return {p, p + pattern.size(), token};
+      for (size_t length : lengthsByFirstByte_[static_cast<unsigned char>(s[p])]) {
+        if (length > s.size() - p)
+          continue;
+        auto it = tokens_.find(std::string(s.substr(p, length)));
+        if (it != tokens_.end())
+          return {p, p + length, it->second};
+      }
     return {std::string_view::npos, 0, 0};
   }
 
 private:
-  std::array<std::vector<std::pair<std::string, size_t>>, 256> byFirstByte_;
+  std::unordered_map<std::string, size_t> tokens_;
+  std::array<std::vector<size_t>, 256> lengthsByFirstByte_;
 };
 
 char32_t lastChar(std::string_view s) {

@@ -88,7 +88,7 @@ TEST(ProcessorTest, PlaceholdersMustMatchTheImages) {
   EXPECT_EQ(p.plainPrompt("a<image>b", 1), "a<image>b");
   // No image processor: images are refused; a placeholder without its image too (the
   // model would find no features for it).
-  EXPECT_THROW(p.encode("<image>a", {mm::rt::RgbImage{1, 1, {0, 0, 0}}}), mm::rt::Error);
+  EXPECT_THROW(p.processImage(mm::rt::RgbImage{1, 1, {0, 0, 0}}), mm::rt::Error);
   EXPECT_THROW(p.encode("<image>a", {}), mm::rt::Error);
 }
 
@@ -99,7 +99,7 @@ TEST(ProcessorTest, AProcessorThatExpandsNothingGetsOnePlaceholderPerFeature) {
                        R"({"image_processor_type": "CLIPImageProcessor", "size": {"shortest_edge": 2},
                            "crop_size": {"height": 2, "width": 2}})"}});
   mm::rt::RgbImage im{4, 4, std::vector<uint8_t>(48, 200)};
-  mm::rt::EncodedPrompt e = p.encode("a<image>b<image>", {im, im});
+  mm::rt::EncodedPrompt e = p.encode("a<image>b<image>", {p.processImage(im), p.processImage(im)});
   EXPECT_EQ(e.text, "a<image><image><image>b<image><image><image>");
   EXPECT_EQ(e.ids, (std::vector<int64_t>{0, 2, 1, 1, 1, 3, 1, 1, 1}));
   EXPECT_EQ(e.pixelValues.shape, (mm::rt::Shape{2, 3, 2, 2}));
@@ -126,6 +126,7 @@ TEST(ProcessorTest, GenerationDefaults) {
   EXPECT_EQ(g.choose(0.7).topK, 50);
   EXPECT_EQ(g.choose(0.7).topP, 0.8);
   EXPECT_THROW(make({{"generation_config.json", R"({"do_sample": "yes"})"}}), mm::rt::Error);
+  EXPECT_THROW(make({{"generation_config.json", R"({"max_new_tokens": 0})"}}), mm::rt::Error);
 }
 
 TEST(ProcessorTest, MissingOrBrokenFilesAreNamed) {

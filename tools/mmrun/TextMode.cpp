@@ -11,10 +11,13 @@
 #include "runtime/chat/TextStream.h"
 #include "runtime/core/Error.h"
 #include "runtime/exec/GenerationSteps.h"
+#include "runtime/text/Unicode.h"
 
 #include "llvm/Support/Format.h"
 
 #include <iostream>
+
+#include <sys/stat.h>
 
 using namespace mm::rt;
 using ojson = nlohmann::ordered_json;
@@ -41,6 +44,12 @@ namespace {
 
 constexpr int64_t kDefaultMaxNewTokens = 256;
 
+/// Throws naming `what` unless `text` is valid UTF-8.
+void requireUtf8(const std::string &text, const char *what) {
+  if (size_t bad = text::firstInvalidUtf8(text); bad != std::string::npos)
+    fail(what, " is not valid UTF-8 (byte ", bad, ")");
+}
+
 /// One chat message. Processors with images take content as a list of parts
 /// ({"type": "image"}, {"type": "text"}), as transformers' processors format it; text-only
 /// tokenizer templates take a string.
@@ -60,11 +69,12 @@ public:
   Session(std::shared_ptr<const Plan> plan, const TextOptions &o)
       : plan_(plan), o_(o), processor_(Processor::fromPlan(*plan)), gen_(plan, o.run, o.profile) {
     const auto start = generation::Clock::now();
-    for (const std::string &path : o.images)
-      images_.push_back(decodeImageFile(path));
+    for (const std::string &path : o.images) // one decoded image in memory at a time
+      images_.push_back(processor_.processImage(decodeImageFile(path)));
     imageDecodeMs_ = generation::msSince(start);
     parts_ = processor_.hasImageProcessor();
     if (!o.system.empty()) {
+      requireUtf8(o.system, "--system");
       if (!processor_.hasChatTemplate())
         fail("--system needs a chat template, and ", plan->origin(), " has none");
       messages_.push_back(message("system", o.system, 0, parts_));
@@ -74,6 +84,7 @@ public:
   /// Adds the user's turn, generates the reply (streamed to `os`) and keeps it in the
   /// history.
   void turn(const std::string &text, llvm::raw_ostream &os) {
+    requireUtf8(text, o_.chat && turns_ > 0 ? "the chat line" : "--prompt");
     const auto start = generation::Clock::now();
     const bool first = turns_++ == 0;
     const size_t images = first ? images_.size() : 0;
@@ -89,7 +100,7 @@ public:
     // A template renders the whole history, the first message's images included, so every
     // turn feeds them; a plain prompt holds them in its first turn only.
     const bool templated = processor_.hasChatTemplate() && !o_.raw;
-    EncodedPrompt e = processor_.encode(prompt, templated || first ? images_ : std::vector<RgbImage>());
+    EncodedPrompt e = processor_.encode(prompt, templated || first ? images_ : std::vector<ProcessedImage>());
     GenerationOptions options = generationOptions(static_cast<int64_t>(e.ids.size()));
     TextStream stream(processor_.tokenizer(), o_.stops);
     options.onToken = [&](int64_t id) {
@@ -162,10 +173,10 @@ private:
              "holds ", g.maxPositions, " positions (max_position_embeddings)");
       const int64_t room = generation::newTokensThatFit(promptTokens, g.maxPositions);
       if (maxNew > room) {
-        if (o_.maxNewTokens)
-          llvm::errs() << "mmrun: note: " << generation::counted(maxNew, "new token")
-                       << " asked, " << room << " fit the model's context of " << g.maxPositions
-                       << " positions after the prompt\n";
+        llvm::errs() << "mmrun: note: " << generation::counted(maxNew, "new token") << " "
+                     << (o_.maxNewTokens ? "asked" : "by default") << ", " << room
+                     << " fit the model's context of " << g.maxPositions
+                     << " positions after the prompt\n";
         maxNew = room;
       }
     }
@@ -177,7 +188,7 @@ private:
   const TextOptions &o_;
   Processor processor_;
   AnyGenerator gen_;
-  std::vector<RgbImage> images_;
+  std::vector<ProcessedImage> images_;
   ojson messages_ = ojson::array();
   bool parts_ = false;
   int turns_ = 0;
@@ -193,6 +204,9 @@ int runText(std::shared_ptr<const Plan> plan, const TextOptions &o, llvm::raw_os
     return 0;
   }
   // One user turn per line of stdin; an empty line is skipped; end of input ends the chat.
+  struct stat in;
+  if (fstat(0, &in) == 0 && S_ISDIR(in.st_mode))
+    fail("--chat: stdin is a directory; give the user's lines on stdin");
   if (!o.prompt.empty())
     session.turn(o.prompt, os);
   std::string line;
@@ -207,6 +221,8 @@ int runText(std::shared_ptr<const Plan> plan, const TextOptions &o, llvm::raw_os
       continue;
     session.turn(line, os);
   }
+  if (std::cin.bad())
+    fail("--chat: reading stdin failed");
   llvm::errs() << "\n";
   return 0;
 }

@@ -160,6 +160,9 @@ static cl::opt<int> repeat("repeat", cl::init(1), cl::cat(graphCat),
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  // InitLLVM turns a failed allocation into an abort; mmrun reports it as an error instead
+  // (std::bad_alloc, caught below with every other exception).
+  std::set_new_handler(nullptr);
   cl::SetVersionPrinter([](llvm::raw_ostream &os) { os << "mmrun " MM_VERSION "\n"; });
   cl::HideUnrelatedOptions({&mainCat, &textCat, &genCat, &graphCat});
   cl::ParseCommandLineOptions(argc, argv, "mmrun: run a plan compiled by mmc\n");
@@ -190,6 +193,27 @@ int main(int argc, char **argv) {
       for (cl::Option *opt : textOnly)
         if (opt->getNumOccurrences() > 0)
           mm::rt::fail("--", opt->ArgStr.str(), " applies to text generation (--prompt, --chat)");
+    // The options of one mode are errors in another (an option silently ignored would
+    // mislead).
+    const std::vector<cl::Option *> graphOnly = {&function,   &outputDir, &outputFormat,
+                                                 &compareDir, &absTol,    &relTol,
+                                                 &repeat,     &printValues, std::addressof(inputs),
+                                                 &inputDir};
+    auto refuse = [](const std::vector<cl::Option *> &opts, const char *mode) {
+      for (cl::Option *opt : opts)
+        if (opt->getNumOccurrences() > 0)
+          mm::rt::fail("--", opt->ArgStr.str(), " does not apply to ", mode);
+    };
+    if (tokenizerMode) {
+      if (tokenizeText.getNumOccurrences() && detokenizeIds.getNumOccurrences())
+        mm::rt::fail("give --tokenize or --detokenize, not both");
+      refuse(graphOnly, "--tokenize / --detokenize");
+      refuse({&prompt, &systemPrompt, &chat, &rawPrompt, std::addressof(stops), &temperature, &topK,
+              &topP, &repetitionPenalty, &seed, &ignoreEos, &pixelValues, std::addressof(images),
+              &inputIds, &maxNewTokens, &kvCapacity, &warmup, &dumpDir, &teacherTokens, &json,
+              &profile},
+             "--tokenize / --detokenize");
+    }
     if (tokenizerMode)
       return mmrun::runTokenizer(*plan, tokenizeText.getNumOccurrences() ? &tokenizeText : nullptr,
                                  detokenizeIds.getNumOccurrences() ? &detokenizeIds : nullptr,
@@ -205,10 +229,8 @@ int main(int argc, char **argv) {
       sampling.repetitionPenalty = repetitionPenalty;
     sampling.seed = seed;
     if (textMode) {
-      for (cl::Option *opt : std::vector<cl::Option *>{&inputIds, &pixelValues, &teacherTokens,
-                                                       &dumpDir, std::addressof(inputs), &inputDir})
-        if (opt->getNumOccurrences() > 0)
-          mm::rt::fail("--", opt->ArgStr.str(), " does not apply to text generation (--prompt, --chat)");
+      refuse({&inputIds, &pixelValues, &teacherTokens, &dumpDir}, "text generation (--prompt, --chat)");
+      refuse(graphOnly, "text generation (--prompt, --chat)");
       mmrun::TextOptions o;
       o.images = std::vector<std::string>(images.begin(), images.end());
       o.prompt = prompt;
@@ -246,9 +268,6 @@ int main(int argc, char **argv) {
     const std::vector<cl::Option *> generationOnly = {
         &pixelValues, std::addressof(images), &maxNewTokens, &kvCapacity, &warmup,           &dumpDir,
         &teacherTokens, &temperature, &topK,       &topP,       &repetitionPenalty, &seed, &ignoreEos};
-    const std::vector<cl::Option *> graphOnly = {&function,   &outputDir, &outputFormat,
-                                                 &compareDir, &absTol,    &relTol,
-                                                 &repeat,     &printValues};
     for (cl::Option *opt : graphMode ? generationOnly : graphOnly)
       if (opt->getNumOccurrences() > 0)
         mm::rt::fail("--", opt->ArgStr.str(), " applies to ",
