@@ -36,6 +36,19 @@ TEST(TokenizerTest, ByteFallbackEncodesACharacterAsItsBytes) {
   EXPECT_EQ(t.decode({9, 1, 2}, false), "hi\xEF\xBF\xBD\xEF\xBF\xBD"); // one U+FFFD per byte token
 }
 
+TEST(TokenizerTest, AddedTokensSharingAFirstByteMatchLeftmostLongest) {
+  // "<a>", "<ab>" and "<abc>" share '<' and differ in length; text between them, and an
+  // unclosed "<a", goes to the model.
+  const char *json = R"({
+    "added_tokens": [{"id": 0, "content": "<a>", "special": true, "normalized": false},
+                     {"id": 1, "content": "<ab>", "special": true, "normalized": false},
+                     {"id": 2, "content": "<abc>", "special": true, "normalized": false}],
+    "model": {"type": "BPE", "vocab": {"<a>": 0, "<ab>": 1, "<abc>": 2, "x": 4, "<": 5, "a": 6}, "merges": []}
+  })";
+  Tokenizer t = Tokenizer::fromJson(json, "test");
+  EXPECT_EQ(t.encode("<abc><ab>x<a><a", false), (std::vector<int32_t>{2, 1, 4, 0, 5, 6}));
+}
+
 TEST(TokenizerTest, StreamDecoderEmitsOnlyWholeCharacters) {
   Tokenizer t = Tokenizer::fromJson(kByteFallbackJson, "test");
   StreamDecoder stream(t, /*skipSpecialTokens=*/true);
