@@ -117,7 +117,7 @@ TEST(ImageTest, ProcessorConfigErrorsNameTheField) {
   EXPECT_NE(message(R"({"size": -3})").find("'size' is not a positive"), std::string::npos);
   EXPECT_NE(message(R"({"crop_size": {"height": 4}})").find("height and width"),
             std::string::npos);
-  EXPECT_NE(message(R"({"image_mean": [0.5, 0.5]})").find("'image_mean' is not a list of 3"),
+  EXPECT_NE(message(R"({"image_mean": [0.5, 0.5]})").find("'image_mean' is not a number or a list of 3"),
             std::string::npos);
   EXPECT_NE(message(R"({"image_std": [0.5, 0, 0.5]})").find("not positive"), std::string::npos);
   EXPECT_NE(message(R"({"do_resize": "yes"})").find("'do_resize' is not true or false"),
