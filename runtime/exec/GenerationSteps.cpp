@@ -166,8 +166,11 @@ int64_t sampleFromRow(Sampler &sampler, const Tensor &row, const std::vector<int
   if (row.dtype != DType::f32 || row.rank() != 1)
     fail("logits row is ", dtypeName(row.dtype), " ", shapeString(row.shape), "; expected f32 [vocab]");
   std::vector<float> logits(row.as<float>(), row.as<float>() + row.numel());
-  std::vector<int64_t> context(prompt);
-  context.insert(context.end(), generated.begin(), generated.end());
+  std::vector<int64_t> context;
+  if (sampler.readsContext()) { // the repetition penalty: prompt and generated ids
+    context = prompt;
+    context.insert(context.end(), generated.begin(), generated.end());
+  }
   return sampler.next(logits, context);
 }
 

@@ -44,6 +44,8 @@ public:
   /// repetition penalty reads. Throws Error when the logits are empty or not finite where
   /// sampling needs them.
   int64_t next(std::vector<float> &logits, const std::vector<int64_t> &context);
+  /// Whether next() reads `context` (a repetition penalty is set).
+  bool readsContext() const { return options_.repetitionPenalty != 1; }
 
 private:
   SamplingOptions options_;

@@ -21,7 +21,7 @@ struct AnyGenerator::Memory {
   double peakDeviceMiB = 0;
   /// CUDA: the device allocations live at the peak, bytes per purpose.
   std::map<std::string, size_t> devicePeakByPurpose;
-  nlohmann::json launches; ///< CUDA: launch statistics per function
+  nlohmann::ordered_json launches; ///< CUDA: launch statistics per function
 };
 
 namespace {
@@ -84,13 +84,13 @@ AnyGenerator::Memory AnyGenerator::memory() const {
   if (cuda_) {
     auto statsOf = [](cudaexec::CudaExecutor &e) {
       const cudaexec::LaunchStats &s = e.stats();
-      return nlohmann::json{{"eager_segments", s.eagerSegments}, {"captures", s.captures},
+      return nlohmann::ordered_json{{"eager_segments", s.eagerSegments}, {"captures", s.captures},
                             {"graph_launches", s.graphLaunches}, {"launches", s.launches},
                             {"host_ms", s.hostMs},               {"device_ms", s.deviceMs}};
     };
     m.launches = {{"decoder", statsOf(cuda_->decoder())}, {"embed", statsOf(cuda_->embed())}};
     // Why the decode step is not one CUDA graph, when it is not (the plan's segment ends).
-    nlohmann::json ends = nlohmann::json::array();
+    nlohmann::ordered_json ends = nlohmann::ordered_json::array();
     for (const SegmentInfo &s : plan_->function(info().decoderFunction).segments)
       if (s.endReason != "end of function")
         ends.push_back(s.endReason);
@@ -115,9 +115,9 @@ AnyGenerator::Memory AnyGenerator::memory() const {
   return m;
 }
 
-nlohmann::json AnyGenerator::statsJson(const GenerationResult &r) const {
+nlohmann::ordered_json AnyGenerator::statsJson(const GenerationResult &r) const {
   const Memory m = memory();
-  nlohmann::json j;
+  nlohmann::ordered_json j;
   j["timing"] = {{"vision_encoder_ms", r.visionMs},
                  {"prefill_ms", r.prefillMs},
                  {"time_to_first_token_ms", r.ttftMs},
@@ -127,7 +127,7 @@ nlohmann::json AnyGenerator::statsJson(const GenerationResult &r) const {
                  {"weights_bytes", m.weightBytes}, {"arena_bytes", m.arenaBytes}};
   if (!cpu_) {
     j["memory"]["peak_device_mib"] = m.peakDeviceMiB;
-    nlohmann::json byPurpose = nlohmann::json::object();
+    nlohmann::ordered_json byPurpose = nlohmann::ordered_json::object();
     for (const auto &[what, bytes] : m.devicePeakByPurpose)
       byPurpose[what] = mib(bytes);
     j["memory"]["peak_device_mib_by_purpose"] = byPurpose;
@@ -162,7 +162,7 @@ void AnyGenerator::printStats(const GenerationResult &r, llvm::raw_ostream &os) 
   for (const auto &[what, bytes] : m.devicePeakByPurpose)
     os << llvm::format(" %s %.1f MiB;", what.c_str(), mib(bytes));
   os << "\n";
-  const nlohmann::json &d = m.launches["decoder"];
+  const nlohmann::ordered_json &d = m.launches["decoder"];
   os << "decoder segments: " << d["graph_launches"].get<int64_t>()
      << " replayed from CUDA graphs (" << d["captures"].get<int64_t>() << " captured), "
      << d["eager_segments"].get<int64_t>() << " launched kernel by kernel\n";

@@ -41,7 +41,7 @@ public:
 
   /// The timings and memory of `r` as JSON (the "timing" and "memory" members and, on
   /// CUDA, "launches").
-  nlohmann::json statsJson(const mm::rt::GenerationResult &r) const;
+  nlohmann::ordered_json statsJson(const mm::rt::GenerationResult &r) const;
   /// The same as text lines.
   void printStats(const mm::rt::GenerationResult &r, llvm::raw_ostream &os) const;
   /// With --profile on the CPU: time per op kind of each function, to `os`.

@@ -99,7 +99,7 @@ int runGenerate(std::shared_ptr<const Plan> plan, const GenerateOptions &o, llvm
   GenerationResult r = gen.generate(image, ids, options);
   writeDumps(r, o.dumpDir);
   if (o.json) {
-    nlohmann::json j = gen.statsJson(r);
+    nlohmann::ordered_json j = gen.statsJson(r);
     j["tokens"] = r.tokens;
     j["prompt_tokens"] = r.promptTokens;
     j["image_features"] = r.imageFeatureCount;

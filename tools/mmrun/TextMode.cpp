@@ -130,7 +130,7 @@ public:
     if (processor_.hasChatTemplate() && !o_.raw)
       messages_.push_back(message("assistant", stream.text(), 0, parts_));
     if (o_.json) {
-      ojson j = ojson::parse(gen_.statsJson(r).dump());
+      ojson j = gen_.statsJson(r);
       j["text"] = stream.text();
       j["tokens"] = r.tokens;
       j["finish_reason"] = std::string(reason) == "length" ? "length" : "stop";
