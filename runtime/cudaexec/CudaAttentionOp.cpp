@@ -13,6 +13,7 @@
 #include "runtime/cudaexec/OpRecorder.h"
 
 #include "runtime/core/Error.h"
+#include "runtime/core/InjectedFault.h"
 
 #include <cmath>
 
@@ -30,7 +31,7 @@ cuda::PrefillAttentionArgs attentionArgs(const CudaExecutor::Value &q, const Cud
                                          const CudaExecutor::Value &v, char *out, int64_t kvLen,
                                          float scale) {
   cuda::PrefillAttentionArgs a;
-  a.dtype = q.dtype;
+  a.dtype = kvDecodeAttentionType(q.dtype); // q.dtype unless a test injects a fault
   a.batch = q.shape[0];
   a.qHeads = q.shape[1];
   a.kvHeads = k.shape[1];
@@ -63,7 +64,7 @@ MaskPattern CudaExecutor::OpRecorder::maskPattern(int64_t qLen, int64_t kvLen) {
 cuda::DecodeAttentionArgs CudaExecutor::OpRecorder::decodeArgs(const Value &q, const Value &k,
                                                                const Value &v) {
   cuda::DecodeAttentionArgs a;
-  a.dtype = q.dtype;
+  a.dtype = kvDecodeAttentionType(q.dtype); // q.dtype unless a test injects a fault
   a.batch = q.shape[0];
   a.qHeads = q.shape[1];
   a.kvHeads = k.shape[1];
@@ -200,6 +201,7 @@ void CudaExecutor::OpRecorder::attention() {
       return;
     }
     cuda::PrefillAttentionArgs a = attentionArgs(q, k, v, out.dev, cache_->capacity(), scale);
+    a.dtype = kvDecodeAttentionType(a.dtype);
     record([=](cudaStream_t s) { cuda::genericAttention(s, a, lens, 1); });
     sign(index_, a.dtype, a.q, a.k, a.v, a.out, a.kvLen, a.scale, lens, batch, qHeads, kvHeads, headDim);
     return;

@@ -2,6 +2,7 @@
 #include "runtime/cudaexec/CudaExecutor.h"
 
 #include "runtime/core/Error.h"
+#include "runtime/core/InjectedFault.h"
 #include "runtime/cuda/Kernels.h"
 #include "runtime/cudaexec/OpRecorder.h"
 #include "runtime/exec/Executor.h"
@@ -564,6 +565,8 @@ std::vector<DeviceTensor> CudaExecutor::run(const std::vector<RunInput> &inputs,
     if (cache)
       OpRecorder(*this, fn.ops.size(), values, cache).appendPending();
     std::vector<DeviceTensor> outs = finishOutputs(values);
+    if (cache && appended > 0)
+      appended = kvCacheAdvance(cache->length(), appended, cache->capacity());
     if (cache && appended > 0) {
       int32_t *lens = cache->lengths();
       const int64_t batch = cache->batch();

@@ -2,6 +2,7 @@
 #include "runtime/exec/Executor.h"
 
 #include "runtime/core/Error.h"
+#include "runtime/core/InjectedFault.h"
 #include "runtime/exec/StridedView.h"
 
 #include <chrono>
@@ -370,7 +371,7 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor> &inputs, KvCache *ca
   }
   arena_.endCall();
   if (cache)
-    cache->advance(appended < 0 ? 0 : appended);
+    cache->advance(appended < 0 ? 0 : kvCacheAdvance(cache->length(), appended, cache->capacity()));
 
   std::vector<Tensor> outputs;
   outputs.reserve(fn.outputs.size());

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/core/Error.h"
+#include "runtime/core/InjectedFault.h"
 #include "runtime/exec/Executor.h"
 #include "runtime/exec/StridedView.h"
 
@@ -93,12 +94,17 @@ bool Executor::runAttentionOnViews(size_t i, std::vector<Value> &values) {
   checkResultShape(i, 0, {B, Hq, S, V.shape[3]});
   // On an error the arena releases `out` at the end of the call.
   Value out = allocateValue(op.outputs[0], {B, Hq, S, V.shape[3]});
+  // A decode step over the KV cache runs in kvDecodeAttentionType (the dtype itself unless
+  // the mutation check injects a fault): q, k, v and the result are read and written as it.
+  const DType type = S == 1 ? kvDecodeAttentionType(Q.dtype) : Q.dtype;
   try {
     for (int64_t b = 0; b < B; ++b)
       for (int64_t h = 0; h < Hkv; ++h) {
         Tensor qs = slice4(Q, (b * Hq + h * g) * S * Q.shape[3], g);
         Tensor ks = slice4(K, kvSliceOffset(K, k.strides, b, h), 1);
         Tensor vs = slice4(V, kvSliceOffset(V, v.strides, b, h), 1);
+        Tensor rs = slice4(out.tensor, (b * Hq + h * g) * S * V.shape[3], g);
+        qs.dtype = ks.dtype = vs.dtype = rs.dtype = type;
         Tensor ms;
         std::vector<const Tensor *> ins = {&qs, &ks, &vs};
         if (M) {
@@ -111,7 +117,7 @@ bool Executor::runAttentionOnViews(size_t i, std::vector<Value> &values) {
           }
           ins.push_back(&ms);
         }
-        SliceContext ctx(op.attrs, slice4(out.tensor, (b * Hq + h * g) * S * V.shape[3], g));
+        SliceContext ctx(op.attrs, rs);
         std::vector<Tensor> outs(1);
         kernels_[i](ctx, ins, outs);
       }

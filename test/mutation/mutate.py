@@ -25,8 +25,12 @@ bf16 plan (--dtype bf16) through the low-precision check (check_generation.py --
 the steps without a near tie). gelu-approx is f32 only: erf and tanh GELU differ by less
 than bf16 rounds (its bf16 plan's logits are as close to the reference as the unmutated
 one's, 1.3 eps), so no bf16 check can see it.
-Not injected here (they live in the runtime, not the IR): the KV-cache append off by one
-position, a bf16 KV cache read as f16.
+Two more live in the runtime, not the IR; they run the unmutated plan with the runtime's
+fault switch set (MM_INJECT_FAULT, runtime/core/InjectedFault.h):
+  kv-append-off-by-one  the prefill advances the KV cache one position too far: each decode
+                        step's row lands one past where it belongs (f32 and bf16)
+  kv-bf16-as-f16        the decode step's attention over the bf16 KV cache runs as f16
+                        (bf16 only: an f32 cache has nothing to misread)
 """
 import os
 import re
@@ -118,15 +122,24 @@ MUTANTS = [
 ]
 
 
+RUNTIME_MUTANTS = [("kv-append-off-by-one", ("f32", "bf16")), ("kv-bf16-as-f16", ("bf16",))]
+
+
 def run(cmd, **kw):
     return subprocess.run(cmd, capture_output=True, text=True, **kw)
 
 
-def check(plan, name, dtype):
-    """(passed, its FAIL lines): the suite's check on `plan`, the low-precision one for bf16."""
+def check(plan, name, dtype, fault=None):
+    """(passed, its FAIL lines): the suite's check on `plan`, the low-precision one for bf16;
+    with `fault`, mmrun runs with that runtime fault injected."""
     extra = ["--intermediates"] if dtype == "f32" else ["--teacher-eps", repr(BF16_EPS)]
     extra += ["--mmrun-arg=--device", f"--mmrun-arg={DEVICE}"]
-    r = run([sys.executable, CHECK, MMRUN, plan, MODEL, os.path.join(WORK, f"{name}-{dtype}.dump")] + extra)
+    env = dict(os.environ)
+    env.pop("MM_INJECT_FAULT", None)
+    if fault:
+        env["MM_INJECT_FAULT"] = fault
+    r = run([sys.executable, CHECK, MMRUN, plan, MODEL, os.path.join(WORK, f"{name}-{dtype}.dump")] + extra,
+            env=env)
     return r.returncode == 0, " ".join(l for l in r.stdout.splitlines() if l.startswith("FAIL"))
 
 
@@ -156,6 +169,7 @@ def main():
     if fused.returncode != 0:
         sys.exit(f"mmc-opt -mm-fuse-all failed: {fused.stderr.strip()}")
     text = fused.stdout
+    baseline = {}
     for dtype in ("f32", "bf16"):
         plan, err = compile_plan(text, "baseline", dtype)
         ok, why = check(plan, "baseline", dtype) if plan else (False, err)
@@ -163,7 +177,15 @@ def main():
             print(f"FAIL baseline {dtype}: the unmutated plan fails the check: {why}")
             sys.exit(1)
         print(f"PASS baseline {dtype}: the unmutated plan passes the check")
+        baseline[dtype] = plan
     killed = total = 0
+    for fault, dtypes in RUNTIME_MUTANTS:
+        for dtype in dtypes:
+            total += 1
+            ok, why = check(baseline[dtype], fault, dtype, fault)
+            killed += not ok
+            print(f"SURVIVED {fault} ({dtype}): the check passes with this fault" if ok
+                  else f"KILLED {fault} ({dtype}): {why}")
     for name, function, pattern, make, dtype in cases():
         total += 1
         label = f"{name} ({dtype})"

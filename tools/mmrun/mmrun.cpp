@@ -23,6 +23,7 @@
 #include "tools/mmrun/Modes.h"
 
 #include "runtime/core/Error.h"
+#include "runtime/core/InjectedFault.h"
 #ifdef MM_HAVE_CUDA
 #include "runtime/cuda/CudaCommon.h"
 #endif
@@ -168,6 +169,9 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv, "mmrun: run a plan compiled by mmc\n");
   try {
     mmrun::checkDevice(device);
+    if (mm::rt::InjectedFault f = mm::rt::injectedFault(); f != mm::rt::InjectedFault::none)
+      llvm::errs() << "mmrun: warning: MM_INJECT_FAULT=" << mm::rt::injectedFaultName(f)
+                   << ": a test fault is injected into the runtime; results are wrong\n";
     if (noCudaGraphs && device != "cuda")
       mm::rt::fail("--no-cuda-graphs applies to --device cuda only");
     if (noFusedLaunches && device != "cuda")
