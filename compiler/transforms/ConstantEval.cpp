@@ -104,11 +104,7 @@ Host remap(const Host &in, const IndexMap &map, RankedTensorType t) {
   return out;
 }
 
-std::optional<int64_t> normAxis(int64_t axis, int64_t rank) {
-  if (axis < -rank || axis >= rank)
-    return std::nullopt;
-  return axis < 0 ? axis + rank : axis;
-}
+using mm::dims::normalizeAxis;
 
 class Evaluator {
 public:
@@ -165,7 +161,7 @@ private:
 
   std::optional<Host> gather(GatherOp o) {
     const Host &data = in_[0];
-    auto axis = normAxis(o.getAxis(), data.shape.size());
+    auto axis = normalizeAxis(o.getAxis(), data.shape.size());
     if (!axis)
       return std::nullopt;
     std::vector<int64_t> idx = in_[1].ints;
@@ -179,7 +175,7 @@ private:
   }
 
   std::optional<Host> concat(ConcatOp o) {
-    auto axis = normAxis(o.getAxis(), t_.getRank());
+    auto axis = normalizeAxis(o.getAxis(), t_.getRank());
     if (!axis)
       return std::nullopt;
     SmallVector<SmallVector<int64_t, 4>> shapes;
@@ -205,10 +201,10 @@ private:
     for (int64_t d : data.shape)
       dims.push_back({0, 1, d});
     for (size_t k = 0; k < axes.size(); ++k) {
-      auto axis = normAxis(axes[k], data.shape.size());
+      auto axis = normalizeAxis(axes[k], data.shape.size());
       if (!axis)
         return std::nullopt;
-      auto s = onnxSliceDim(data.shape[*axis], starts[k], ends[k], steps[k]);
+      auto s = mm::dims::sliceBounds(data.shape[*axis], starts[k], ends[k], steps[k]);
       if (!s)
         return std::nullopt;
       dims[*axis] = *s;

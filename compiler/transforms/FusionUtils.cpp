@@ -67,12 +67,6 @@ std::optional<SmallVector<int64_t>> intConstantElements(Value v) {
   return out;
 }
 
-std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
-  if (axis < -rank || axis >= rank)
-    return std::nullopt;
-  return axis < 0 ? axis + rank : axis;
-}
-
 bool isLastAxis(ArrayRef<int64_t> axes, int64_t rank) {
   return axes.size() == 1 && normalizeAxis(axes[0], rank) == rank - 1;
 }

@@ -10,6 +10,7 @@
 #define MM_COMPILER_TRANSFORMS_FUSIONUTILS_H
 
 #include "mm/MMOps.h"
+#include "runtime/core/DimRules.h"
 
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/Value.h"
@@ -43,7 +44,7 @@ bool isFloatConstant(mlir::Value v, double expected);
 std::optional<llvm::SmallVector<int64_t>> intConstantElements(mlir::Value v);
 
 /// `axis` mapped into [0, rank); std::nullopt when out of range.
-std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank);
+using mm::dims::normalizeAxis;
 
 /// True when `axes` (possibly negative) name exactly the last dim of a rank-`rank` tensor.
 bool isLastAxis(llvm::ArrayRef<int64_t> axes, int64_t rank);

@@ -102,37 +102,6 @@ mm::shapes::concatMap(ArrayRef<llvm::SmallVector<int64_t, 4>> inputs, int64_t ax
   return map;
 }
 
-std::optional<SliceDim> mm::shapes::onnxSliceDim(int64_t dim, int64_t start, int64_t end,
-                                                 int64_t step) {
-  if (step == 0)
-    return std::nullopt;
-  // Negative positions count from the end (dim >= 0, so this cannot overflow); then
-  // clamp as the ONNX spec says for the step's direction.
-  if (start < 0)
-    start += dim;
-  if (end < 0)
-    end += dim;
-  SliceDim s;
-  s.step = step;
-  if (dim == 0)
-    return s;
-  if (step > 0) {
-    start = std::clamp<int64_t>(start, 0, dim);
-    end = std::clamp<int64_t>(end, 0, dim);
-    s.start = start;
-    s.count = end > start ? (end - start - 1) / step + 1 : 0;
-  } else {
-    start = std::clamp<int64_t>(start, 0, dim - 1);
-    end = std::clamp<int64_t>(end, -1, dim - 1);
-    s.start = start;
-    if (start <= end)
-      s.count = 0;
-    else
-      s.count = step == INT64_MIN ? 1 : (start - end - 1) / -step + 1;
-  }
-  return s;
-}
-
 IndexMap mm::shapes::sliceMap(ArrayRef<int64_t> data, ArrayRef<SliceDim> dims) {
   llvm::SmallVector<int64_t, 4> result;
   for (const SliceDim &d : dims)

@@ -9,6 +9,8 @@
 #ifndef MM_COMPILER_TRANSFORMS_INDEXMAPS_H
 #define MM_COMPILER_TRANSFORMS_INDEXMAPS_H
 
+#include "runtime/core/DimRules.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -36,12 +38,8 @@ llvm::SmallVector<std::pair<unsigned, int64_t>, 16>
 concatMap(llvm::ArrayRef<llvm::SmallVector<int64_t, 4>> inputs, int64_t axis);
 
 /// One dim of an ONNX Slice after clamping: first index, step and element count.
-struct SliceDim {
-  int64_t start = 0, step = 1, count = 0;
-};
-/// ONNX Slice clamping of (start, end, step) on a dim of size `dim`; nullopt when
-/// step is 0.
-std::optional<SliceDim> onnxSliceDim(int64_t dim, int64_t start, int64_t end, int64_t step);
+/// One dim of an ONNX Slice (the rule is runtime/core/DimRules.h's sliceBounds).
+using SliceDim = mm::dims::SliceBounds;
 /// Slice with one SliceDim per data dim.
 IndexMap sliceMap(llvm::ArrayRef<int64_t> data, llvm::ArrayRef<SliceDim> dims);
 

@@ -28,11 +28,7 @@ constexpr int64_t kSliceToEnd = int64_t(1) << 31;
 
 int64_t rankOf(Value v) { return cast<RankedTensorType>(v.getType()).getRank(); }
 
-std::optional<int64_t> normAxis(int64_t axis, int64_t rank) {
-  if (axis < -rank || axis >= rank)
-    return std::nullopt;
-  return axis < 0 ? axis + rank : axis;
-}
+using mm::dims::normalizeAxis;
 
 OptDims known(ArrayRef<DimExpr> d) { return OptDims(d.begin(), d.end()); }
 
@@ -215,7 +211,7 @@ private:
     int64_t rank = in.size();
     SmallVector<int64_t> norm;
     for (int64_t a : axes)
-      if (auto n = normAxis(a, rank))
+      if (auto n = normalizeAxis(a, rank))
         norm.push_back(*n);
     OptDims out;
     for (int64_t i = 0; i < rank; ++i) {
@@ -230,7 +226,7 @@ private:
 
   FailureOr<Results> gather(GatherOp o) {
     const DimExprs &data = a_.dims(o.getData()), &idx = a_.dims(o.getIndices());
-    auto axis = normAxis(o.getAxis(), data.size());
+    auto axis = normalizeAxis(o.getAxis(), data.size());
     if (!axis)
       return one(unknown(o.getResult()));
     if (auto c = data[*axis].constantValue())
@@ -258,7 +254,7 @@ private:
 
   FailureOr<Results> concat(ConcatOp o) {
     int64_t rank = rankOf(o.getResult());
-    auto axis = normAxis(o.getAxis(), rank);
+    auto axis = normalizeAxis(o.getAxis(), rank);
     if (!axis)
       return one(unknown(o.getResult()));
     OptDims out = known(a_.dims(o.getInputs().front()));
@@ -282,7 +278,7 @@ private:
                                    int64_t step) {
     auto dc = d.constantValue(), sc = start.constantValue(), ec = end.constantValue();
     if (dc && sc && ec) {
-      auto s = onnxSliceDim(*dc, *sc, *ec, step);
+      auto s = mm::dims::sliceBounds(*dc, *sc, *ec, step);
       return s ? std::optional<DimExpr>(DimExpr::constant(s->count)) : std::nullopt;
     }
     if (step != 1 || !sc || *sc < 0)
@@ -309,7 +305,7 @@ private:
       return one(unknown(o.getResult()));
     OptDims out = known(data);
     for (size_t k = 0; k < axes->size(); ++k) {
-      auto axis = normAxis((*axes)[k], data.size());
+      auto axis = normalizeAxis((*axes)[k], data.size());
       if (!axis)
         return o.emitOpError() << "axis " << (*axes)[k] << " out of range for rank " << data.size();
       if ((*steps)[k] == 0)
@@ -321,7 +317,7 @@ private:
 
   FailureOr<Results> split(SplitOp o) {
     const DimExprs &in = a_.dims(o.getInput());
-    auto axis = normAxis(o.getAxis(), in.size());
+    auto axis = normalizeAxis(o.getAxis(), in.size());
     Results r;
     for (auto [res, size] : llvm::zip(o.getResults(), o.getSizes())) {
       if (!axis) {
@@ -472,7 +468,7 @@ private:
     const DimExprs &in = a_.dims(o.getInput());
     SmallVector<int64_t> axes;
     for (int64_t a : o.getAxes())
-      if (auto n = normAxis(a, in.size()))
+      if (auto n = normalizeAxis(a, in.size()))
         axes.push_back(*n);
     OptDims out;
     for (auto [i, d] : llvm::enumerate(in))
@@ -486,7 +482,7 @@ private:
     int64_t rank = in.size() + o.getAxes().size();
     SmallVector<int64_t> axes;
     for (int64_t a : o.getAxes())
-      if (auto n = normAxis(a, rank))
+      if (auto n = normalizeAxis(a, rank))
         axes.push_back(*n);
     OptDims out;
     auto it = in.begin();
@@ -501,11 +497,10 @@ private:
 
   OptDims flatten(FlattenOp o) {
     const DimExprs &in = a_.dims(o.getInput());
-    int64_t axis = static_cast<int64_t>(o.getAxis());
-    if (axis < 0)
-      axis += in.size();
-    if (axis < 0 || axis > static_cast<int64_t>(in.size()))
+    std::optional<int64_t> split = mm::dims::normalizeSplitAxis(o.getAxis(), in.size());
+    if (!split)
       return unknown(o.getResult());
+    int64_t axis = *split;
     return {product(ArrayRef(in).take_front(axis)), product(ArrayRef(in).drop_front(axis))};
   }
 
@@ -556,8 +551,7 @@ private:
 
   OptDims shapeOf(ShapeOp o) {
     int64_t rank = rankOf(o.getInput());
-    auto clamp = [&](int64_t v) { return std::clamp(v < 0 ? v + rank : v, int64_t(0), rank); };
-    int64_t start = clamp(o.getStart()), end = clamp(o.getEnd().value_or(rank));
+    int64_t start = mm::dims::clampIndex(o.getStart(), rank), end = mm::dims::clampIndex(o.getEnd().value_or(rank), rank);
     return {DimExpr::constant(std::max<int64_t>(end - start, 0))};
   }
 

@@ -102,8 +102,7 @@ private:
   ElemGuesses shapeElems(ShapeOp o) {
     const DimExprs &d = a_.dims(o.getInput());
     int64_t rank = d.size();
-    auto clamp = [&](int64_t v) { return std::clamp(v < 0 ? v + rank : v, int64_t(0), rank); };
-    int64_t start = clamp(o.getStart()), end = clamp(o.getEnd().value_or(rank));
+    int64_t start = mm::dims::clampIndex(o.getStart(), rank), end = mm::dims::clampIndex(o.getEnd().value_or(rank), rank);
     ElemGuesses g;
     for (int64_t i = start; i < end; ++i)
       g.push_back(d[i]);
@@ -122,11 +121,10 @@ private:
     ArrayRef<int64_t> data = shapeOf(o.getData());
     auto idx = a_.constElems(o.getIndices());
     int64_t rank = data.size();
-    int64_t axis = static_cast<int64_t>(o.getAxis());
-    if (axis < 0)
-      axis += rank;
-    if (!idx || axis < 0 || axis >= rank || ShapedType::isDynamicShape(data))
+    std::optional<int64_t> norm = mm::dims::normalizeAxis(o.getAxis(), rank);
+    if (!idx || !norm || ShapedType::isDynamicShape(data))
       return none();
+    const int64_t axis = *norm;
     for (int64_t &i : *idx) {
       if (i < -data[axis] || i >= data[axis])
         return none();
@@ -145,13 +143,11 @@ private:
       shapes.push_back(SmallVector<int64_t, 4>(shapeOf(in)));
     }
     int64_t rank = type_.getRank();
-    int64_t axis = static_cast<int64_t>(o.getAxis());
-    if (axis < 0)
-      axis += rank;
-    if (axis < 0 || axis >= rank)
+    std::optional<int64_t> axis = mm::dims::normalizeAxis(o.getAxis(), rank);
+    if (!axis)
       return none();
     ElemGuesses g;
-    for (auto [which, i] : concatMap(shapes, axis))
+    for (auto [which, i] : concatMap(shapes, *axis))
       g.push_back((*ins[which])[i]);
     return g;
   }
@@ -169,13 +165,13 @@ private:
     for (size_t k = 0; k < axes->size() && k < starts->size() && k < ends->size() &&
                        k < steps->size();
          ++k) {
-      int64_t axis = (*axes)[k] < 0 ? (*axes)[k] + rank : (*axes)[k];
-      if (axis < 0 || axis >= rank)
+      std::optional<int64_t> axis = mm::dims::normalizeAxis((*axes)[k], rank);
+      if (!axis)
         return none();
-      auto s = onnxSliceDim(data[axis], (*starts)[k], (*ends)[k], (*steps)[k]);
+      auto s = mm::dims::sliceBounds(data[*axis], (*starts)[k], (*ends)[k], (*steps)[k]);
       if (!s)
         return none();
-      dims[axis] = *s;
+      dims[*axis] = *s;
     }
     return mapped(o.getData(), sliceMap(data, dims));
   }

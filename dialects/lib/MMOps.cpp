@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "mm/MMOps.h"
+#include "runtime/core/DimRules.h"
 
 #include "mlir/IR/TypeUtilities.h"
 
@@ -19,12 +20,7 @@ namespace {
 
 RankedTensorType tensorType(Value v) { return cast<RankedTensorType>(v.getType()); }
 
-/// Maps a possibly negative axis into [0, rank); nullopt when out of range.
-std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
-  if (axis < -rank || axis >= rank)
-    return std::nullopt;
-  return axis < 0 ? axis + rank : axis;
-}
+using mm::dims::normalizeAxis;
 
 /// True when two dims can be equal (equal, or either is dynamic).
 bool dimsCompatible(int64_t a, int64_t b) {
@@ -103,7 +99,8 @@ LogicalResult MatMulOp::verify() {
   if (!dimsCompatible(k1, k2))
     return emitOpError() << "contraction dims differ: " << k1 << " vs " << k2;
   SmallVector<int64_t> batch;
-  if (!OpTrait::util::getBroadcastedShape(ArrayRef(l).drop_back(2), ArrayRef(r).drop_back(2), batch))
+  if (!mm::dims::broadcastShapes(ArrayRef(l).drop_back(2), ArrayRef(r).drop_back(2), batch,
+                                 ShapedType::kDynamic))
     return emitOpError("batch dims are not broadcast-compatible");
   if (!lhsVec)
     batch.push_back(l[l.size() - 2]);
@@ -352,11 +349,10 @@ LogicalResult UnsqueezeOp::verify() {
 
 LogicalResult FlattenOp::verify() {
   auto in = tensorType(getInput());
-  int64_t axis = getAxis();
-  if (axis < -in.getRank() || axis > in.getRank())
-    return emitOpError() << "axis " << axis << " out of range for rank " << in.getRank();
-  if (axis < 0)
-    axis += in.getRank();
+  std::optional<int64_t> split = mm::dims::normalizeSplitAxis(getAxis(), in.getRank());
+  if (!split)
+    return emitOpError() << "axis " << getAxis() << " out of range for rank " << in.getRank();
+  int64_t axis = *split;
   int64_t outer = 1, inner = 1;
   for (int64_t i = 0; i < in.getRank(); ++i)
     (i < axis ? outer : inner) = mulDims(i < axis ? outer : inner, in.getDimSize(i));
@@ -439,8 +435,7 @@ LogicalResult ConstantOfShapeOp::verify() {
 
 LogicalResult ShapeOp::verify() {
   int64_t rank = tensorType(getInput()).getRank();
-  auto clamp = [&](int64_t v) { return std::clamp(v < 0 ? v + rank : v, int64_t(0), rank); };
-  int64_t start = clamp(getStart()), end = clamp(getEnd().value_or(rank));
+  int64_t start = mm::dims::clampIndex(getStart(), rank), end = mm::dims::clampIndex(getEnd().value_or(rank), rank);
   return verifyShape(*this, {std::max<int64_t>(end - start, 0)}, tensorType(getResult()));
 }
 

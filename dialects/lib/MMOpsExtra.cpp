@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "mm/MMOps.h"
+#include "runtime/core/DimRules.h"
 #include "runtime/cpu/WindowRules.h"
 
 #include <cmath>
@@ -22,9 +23,9 @@ bool dimsCompatible(int64_t a, int64_t b) {
 
 /// `axis` mapped into [0, rank), or an error naming the op.
 FailureOr<int64_t> checkedAxis(Operation *op, int64_t axis, int64_t rank) {
-  if (axis < -rank || axis >= rank)
-    return op->emitOpError() << "axis " << axis << " out of range for rank " << rank;
-  return axis < 0 ? axis + rank : axis;
+  if (std::optional<int64_t> n = mm::dims::normalizeAxis(axis, rank))
+    return *n;
+  return op->emitOpError() << "axis " << axis << " out of range for rank " << rank;
 }
 
 /// Errors unless `got` has `expected`'s rank and compatible dims; `what` names the value.

@@ -1,6 +1,8 @@
 //===- KernelUtil.cpp - shared helpers of the CPU kernels -------------------===//
 #include "runtime/cpu/KernelUtil.h"
 
+#include "runtime/core/DimRules.h"
+
 namespace mm::rt::cpu {
 
 void unsupportedDType(const std::string &op, DType t, const char *what) {
@@ -32,9 +34,9 @@ void checkOutputDType(KernelContext &ctx, size_t i, DType expected) {
 }
 
 int64_t normalizeAxis(const std::string &op, int64_t axis, int64_t rank) {
-  if (axis < -rank || axis >= rank)
-    fail(op, ": axis ", axis, " out of range for rank ", rank);
-  return axis < 0 ? axis + rank : axis;
+  if (std::optional<int64_t> n = dims::normalizeAxis(axis, rank))
+    return *n;
+  fail(op, ": axis ", axis, " out of range for rank ", rank);
 }
 
 std::vector<bool> axisMask(const std::string &op, const std::vector<int64_t> &axes,
@@ -89,16 +91,7 @@ std::vector<int64_t> contiguousStrides(const Shape &shape) {
 }
 
 bool tryBroadcastShapes(const Shape &a, const Shape &b, Shape &out) {
-  size_t r = std::max(a.size(), b.size());
-  out.assign(r, 1);
-  for (size_t i = 0; i < r; ++i) {
-    int64_t da = i < r - a.size() ? 1 : a[i - (r - a.size())];
-    int64_t db = i < r - b.size() ? 1 : b[i - (r - b.size())];
-    if (da != db && da != 1 && db != 1)
-      return false;
-    out[i] = da == 1 ? db : da;
-  }
-  return true;
+  return dims::broadcastShapes(a, b, out, dims::kNoDynamic);
 }
 
 Shape broadcastShapes(const std::string &op, const Shape &a, const Shape &b) {

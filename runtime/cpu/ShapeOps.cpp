@@ -4,6 +4,7 @@
 // Shape (the dims as i64) and Expand (broadcast to a given shape).
 //
 //===----------------------------------------------------------------------===//
+#include "runtime/core/DimRules.h"
 #include "runtime/cpu/KernelUtil.h"
 #include "runtime/cpu/Registration.h"
 #include "runtime/cpu/ShapeRules.h"
@@ -67,9 +68,8 @@ void shapeKernel(KernelContext &ctx, const std::vector<const Tensor *> &inputs,
   checkInputCount(ctx, inputs, 1, 1);
   const Tensor &x = *inputs[0];
   int64_t rank = x.rank();
-  auto clampDim = [&](int64_t v) { return std::clamp<int64_t>(v < 0 ? v + rank : v, 0, rank); };
-  int64_t start = clampDim(ctx.attrs().getInt("start", 0));
-  int64_t end = clampDim(ctx.attrs().getInt("end", rank));
+  int64_t start = dims::clampIndex(ctx.attrs().getInt("start", 0), rank);
+  int64_t end = dims::clampIndex(ctx.attrs().getInt("end", rank), rank);
   int64_t n = std::max<int64_t>(end - start, 0);
   checkOutputDType(ctx, 0, DType::i64);
   Tensor &y = allocateResult(ctx, outputs, 0, {n});

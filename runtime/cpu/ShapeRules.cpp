@@ -1,6 +1,7 @@
 //===- ShapeRules.cpp - result shapes of the layout, pooling and resize ops --===//
 #include "runtime/cpu/ShapeRules.h"
 
+#include "runtime/core/DimRules.h"
 #include "runtime/cpu/KernelUtil.h"
 #include "runtime/cpu/WindowRules.h"
 
@@ -67,13 +68,12 @@ Shape unsqueezeShape(const std::string &op, const Shape &in, const std::vector<i
 }
 
 Shape flattenShape(const std::string &op, const Shape &in, int64_t axis) {
-  int64_t rank = static_cast<int64_t>(in.size());
-  if (axis < -rank || axis > rank)
+  const int64_t rank = static_cast<int64_t>(in.size());
+  std::optional<int64_t> split = dims::normalizeSplitAxis(axis, rank);
+  if (!split)
     fail(op, ": axis ", axis, " out of range for rank ", rank);
-  if (axis < 0)
-    axis += rank;
-  return {numElements(Shape(in.begin(), in.begin() + axis)),
-          numElements(Shape(in.begin() + axis, in.end()))};
+  return {numElements(Shape(in.begin(), in.begin() + *split)),
+          numElements(Shape(in.begin() + *split, in.end()))};
 }
 
 ViewSpec transposeView(const std::string &op, const Shape &in, const std::vector<int64_t> &perm) {
@@ -106,30 +106,14 @@ ViewSpec sliceView(const std::string &op, const Shape &in, const std::vector<int
   axisMask(op, axes, rank); // each axis at most once
   for (size_t i = 0; i < starts.size(); ++i) {
     int64_t a = normalizeAxis(op, axes[i], rank);
-    int64_t dim = in[a], step = steps[i];
-    if (step == 0)
+    std::optional<dims::SliceBounds> b = dims::sliceBounds(in[a], starts[i], ends[i], steps[i]);
+    if (!b)
       fail(op, ": step 0 on axis ", axes[i]);
-    int64_t s = starts[i], e = ends[i];
-    if (s < 0)
-      s = s < -dim ? -1 : s + dim; // -1 < any clamp bound: clamps below
-    if (e < 0)
-      e = e < -dim ? -1 : e + dim;
-    if (step > 0) {
-      s = std::clamp<int64_t>(s, 0, dim);
-      e = std::clamp<int64_t>(e, 0, dim);
-    } else {
-      s = std::clamp<int64_t>(s, 0, dim - 1);
-      e = std::clamp<int64_t>(e, -1, dim - 1);
-    }
-    int64_t count = 0;
-    if (step > 0 && e > s)
-      count = (e - s + step - 1) / step;
-    else if (step < 0 && s > e)
-      count = (s - e + (-step) - 1) / (-step);
-    v.shape[a] = count;
-    if (count > 0)
-      v.offset += s * inStrides[a];
-    v.strides[a] = inStrides[a] * step;
+    v.shape[a] = b->count;
+    if (b->count > 0)
+      v.offset += b->start * inStrides[a];
+    // With one element taken the step's size never matters (and a huge one would overflow).
+    v.strides[a] = b->count > 1 ? inStrides[a] * b->step : (b->step > 0 ? inStrides[a] : -inStrides[a]);
   }
   return v;
 }

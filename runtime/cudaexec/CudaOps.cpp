@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/cudaexec/OpRecorder.h"
 
+#include "runtime/core/DimRules.h"
 #include "runtime/core/Error.h"
 #include "runtime/cpu/ShapeRules.h"
 #include "runtime/cuda/Blas.h"
@@ -19,9 +20,9 @@ namespace mm::rt::cudaexec {
 namespace {
 
 int64_t normAxis(int64_t axis, int64_t rank) {
-  if (axis < -rank || axis >= rank)
-    fail("axis ", axis, " out of range for rank ", rank);
-  return axis < 0 ? axis + rank : axis;
+  if (std::optional<int64_t> n = dims::normalizeAxis(axis, rank))
+    return *n;
+  fail("axis ", axis, " out of range for rank ", rank);
 }
 
 void requireFloat(DType t, const char *what) {
@@ -31,14 +32,9 @@ void requireFloat(DType t, const char *what) {
 
 /// ONNX multidirectional broadcast of two shapes.
 Shape broadcast(const Shape &a, const Shape &b) {
-  Shape out(std::max(a.size(), b.size()));
-  for (size_t i = 0; i < out.size(); ++i) {
-    int64_t da = i < out.size() - a.size() ? 1 : a[i - (out.size() - a.size())];
-    int64_t db = i < out.size() - b.size() ? 1 : b[i - (out.size() - b.size())];
-    if (da != db && da != 1 && db != 1)
-      fail("shapes ", shapeString(a), " and ", shapeString(b), " do not broadcast");
-    out[i] = da == 1 ? db : da;
-  }
+  Shape out;
+  if (!dims::broadcastShapes(a, b, out, dims::kNoDynamic))
+    fail("shapes ", shapeString(a), " and ", shapeString(b), " do not broadcast");
   return out;
 }
 

@@ -25,9 +25,9 @@ const SliceCase kSliceCases[] = {
 #include "test/unit/Inputs/slice_cases.inc"
 };
 
-TEST(IndexMaps, OnnxSliceDimMatchesPython) {
+TEST(IndexMaps, SliceBoundsMatchPython) {
   for (const SliceCase &c : kSliceCases) {
-    auto s = onnxSliceDim(c.dim, c.start, c.end, c.step);
+    auto s = mm::dims::sliceBounds(c.dim, c.start, c.end, c.step);
     ASSERT_TRUE(s.has_value());
     EXPECT_EQ(s->count, c.count) << "dim " << c.dim << " [" << c.start << ":" << c.end << ":"
                                  << c.step << "]";
@@ -36,7 +36,7 @@ TEST(IndexMaps, OnnxSliceDimMatchesPython) {
                                    << c.step << "]";
     }
   }
-  EXPECT_FALSE(onnxSliceDim(5, 0, 5, 0).has_value());
+  EXPECT_FALSE(mm::dims::sliceBounds(5, 0, 5, 0).has_value());
 }
 
 TEST(IndexMaps, Maps) {

@@ -1,6 +1,7 @@
 //===- GraphImporter.cpp - one ONNX graph into one func.func ---------------===//
 #include "compiler/import/onnx/GraphImporter.h"
 #include "compiler/import/onnx/Weights.h"
+#include "runtime/core/DimRules.h"
 #include "mm/MMOps.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -145,9 +146,9 @@ FailureOr<std::optional<SmallVector<int64_t>>> NodeContext::axesOperand(unsigned
 }
 
 FailureOr<int64_t> NodeContext::normalizeAxis(int64_t axis, int64_t rank, StringRef what) const {
-  if (axis < -rank || axis >= rank)
-    return error() << what << " " << axis << " is out of range for rank " << rank;
-  return axis < 0 ? axis + rank : axis;
+  if (std::optional<int64_t> n = dims::normalizeAxis(axis, rank))
+    return *n;
+  return error() << what << " " << axis << " is out of range for rank " << rank;
 }
 
 FailureOr<SmallVector<int64_t>> NodeContext::normalizeAxes(ArrayRef<int64_t> axes,

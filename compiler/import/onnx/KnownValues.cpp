@@ -76,9 +76,9 @@ std::optional<KnownInts> sliceKnown(const KnownInts &data, ArrayRef<int64_t> sta
     return std::nullopt;
   if ((axes[0] != 0 && axes[0] != -1) || steps[0] == 0)
     return std::nullopt;
-  SliceBounds b = sliceBounds(data.size(), starts[0], ends[0], steps[0]);
+  std::optional<dims::SliceBounds> b = dims::sliceBounds(data.size(), starts[0], ends[0], steps[0]);
   KnownInts out;
-  for (int64_t i = 0, at = b.start; i < b.count; ++i, at += b.step)
+  for (int64_t i = 0, at = b->start; i < b->count; ++i, at += b->step)
     out.push_back(data[at]);
   return out;
 }
@@ -146,9 +146,8 @@ void KnownValues::infer(Operation *op) {
       .Case([&](ShapeOp s) {
         auto in = cast<RankedTensorType>(s.getInput().getType());
         int64_t rank = in.getRank();
-        auto clamp = [&](int64_t v) { return std::clamp(v < 0 ? v + rank : v, int64_t(0), rank); };
         KnownInts k;
-        for (int64_t i = clamp(s.getStart()), e = clamp(s.getEnd().value_or(rank)); i < e; ++i)
+        for (int64_t i = dims::clampIndex(s.getStart(), rank), e = dims::clampIndex(s.getEnd().value_or(rank), rank); i < e; ++i)
           k.push_back(in.isDynamicDim(i) ? KnownInt::dimOfValue(s.getInput(), i)
                                          : KnownInt::of(in.getDimSize(i)));
         set(r, std::move(k));

@@ -41,8 +41,7 @@ LogicalResult importShape(NodeContext &c) {
     return failure();
   int64_t rank = c.type(0).getRank();
   int64_t start = c.attrInt("start", 0);
-  auto clamp = [&](int64_t v) { return std::clamp(v < 0 ? v + rank : v, int64_t(0), rank); };
-  int64_t len = std::max<int64_t>(clamp(c.attr("end") ? c.attrInt("end", rank) : rank) - clamp(start), 0);
+  int64_t len = std::max<int64_t>(dims::clampIndex(c.attr("end") ? c.attrInt("end", rank) : rank, rank) - dims::clampIndex(start, rank), 0);
   IntegerAttr endAttr = c.attr("end") ? c.builder().getI64IntegerAttr(c.attrInt("end", rank))
                                       : IntegerAttr();
   auto type = RankedTensorType::get({len}, c.builder().getI64Type());
@@ -153,11 +152,10 @@ LogicalResult importFlatten(NodeContext &c) {
   if (failed(c.requireInputs(1)))
     return failure();
   RankedTensorType t = c.type(0);
-  int64_t axis = c.attrInt("axis", 1);
-  if (axis < -t.getRank() || axis > t.getRank())
-    return c.error() << "axis " << axis << " is out of range for rank " << t.getRank();
-  if (axis < 0)
-    axis += t.getRank();
+  std::optional<int64_t> split = dims::normalizeSplitAxis(c.attrInt("axis", 1), t.getRank());
+  if (!split)
+    return c.error() << "axis " << c.attrInt("axis", 1) << " is out of range for rank " << t.getRank();
+  int64_t axis = *split;
   Shape shape{productOfDims(t.getShape().take_front(axis)),
               productOfDims(t.getShape().drop_front(axis))};
   c.setOutput(0, c.create<FlattenOp>(withShape(t, shape), c.in(0), axis));

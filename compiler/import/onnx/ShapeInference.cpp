@@ -1,8 +1,6 @@
 //===- ShapeInference.cpp - result shapes of ONNX ops ----------------------===//
 #include "compiler/import/onnx/ShapeInference.h"
 
-#include "mlir/Dialect/Traits.h"
-
 #include <algorithm>
 
 using namespace mlir;
@@ -14,21 +12,15 @@ constexpr int64_t kDyn = ShapedType::kDynamic;
 bool isDyn(int64_t d) { return ShapedType::isDynamic(d); }
 } // namespace
 
-std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
-  if (axis < -rank || axis >= rank)
-    return std::nullopt;
-  return axis < 0 ? axis + rank : axis;
-}
-
 std::optional<Shape> broadcastShapes(ArrayRef<ArrayRef<int64_t>> shapes) {
-  SmallVector<int64_t> acc;
+  Shape acc;
   for (ArrayRef<int64_t> s : shapes) {
-    SmallVector<int64_t> next;
-    if (!OpTrait::util::getBroadcastedShape(acc, s, next))
+    Shape next;
+    if (!dims::broadcastShapes(acc, s, next, kDyn))
       return std::nullopt;
     acc = std::move(next);
   }
-  return Shape(acc.begin(), acc.end());
+  return acc;
 }
 
 Shape shapeFromKnown(const std::optional<KnownInts> &shape, int64_t rank) {
@@ -121,33 +113,12 @@ Shape expandShape(ArrayRef<int64_t> in, const std::optional<KnownInts> &shape, i
   return out;
 }
 
-SliceBounds sliceBounds(int64_t dim, int64_t start, int64_t end, int64_t step) {
-  SliceBounds b{0, 0, step, 0};
-  if (dim <= 0 || step == 0)
-    return b;
-  auto wrap = [&](int64_t v) { return v < 0 ? (v < -dim ? -1 : v + dim) : v; };
-  int64_t s = wrap(start), e = wrap(end);
-  if (step > 0) {
-    s = std::clamp<int64_t>(s, 0, dim);
-    e = std::clamp<int64_t>(e, 0, dim);
-    b.count = e > s ? (e - s - 1) / step + 1 : 0;
-  } else {
-    s = std::clamp<int64_t>(s, 0, dim - 1);
-    e = std::clamp<int64_t>(e, -1, dim - 1);
-    b.count = s > e ? (s - e - 1) / -step + 1 : 0;
-    if (start < -dim)
-      b.count = 0; // starts before the first element walking backwards: empty
-  }
-  b.start = s;
-  b.end = e;
-  return b;
-}
-
 int64_t slicedDim(int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end,
                   std::optional<int64_t> step) {
-  if (!start || !end || !step || *step == 0 || isDyn(dim))
+  if (!start || !end || !step || isDyn(dim))
     return kDyn;
-  return sliceBounds(dim, *start, *end, *step).count;
+  std::optional<dims::SliceBounds> b = dims::sliceBounds(dim, *start, *end, *step);
+  return b ? b->count : kDyn;
 }
 
 std::optional<Shape> matmulShape(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs) {

@@ -9,6 +9,7 @@
 #define MM_COMPILER_IMPORT_ONNX_SHAPEINFERENCE_H
 
 #include "compiler/import/onnx/KnownValues.h"
+#include "runtime/core/DimRules.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -23,11 +24,10 @@ using Shape = llvm::SmallVector<int64_t, 4>;
 /// from int64 overflow.
 constexpr int64_t kMaxDim = int64_t(1) << 40;
 
-/// Maps `axis` in [-rank, rank) to [0, rank); std::nullopt when out of range.
-std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank);
+using dims::normalizeAxis;
 
-/// numpy multidirectional broadcasting of `shapes`; std::nullopt when two static dims
-/// (neither 1) differ.
+/// numpy multidirectional broadcasting of `shapes` (runtime/core/DimRules.h);
+/// std::nullopt when two static dims (neither 1) differ.
 std::optional<Shape> broadcastShapes(llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes);
 
 /// The dims of a tensor whose shape is the 1-D vector `shape` of length `rank` (e.g.
@@ -43,13 +43,6 @@ Shape reshapeShape(mlir::Value data, const std::optional<KnownInts> &shape, int6
 
 /// ONNX Expand of `in` to the `rank`-element shape vector `shape` (numpy broadcasting).
 Shape expandShape(llvm::ArrayRef<int64_t> in, const std::optional<KnownInts> &shape, int64_t rank);
-
-/// ONNX Slice over a dim of static size `dim`: the clamped first index, end index and the
-/// number of elements taken (step != 0).
-struct SliceBounds {
-  int64_t start, end, step, count;
-};
-SliceBounds sliceBounds(int64_t dim, int64_t start, int64_t end, int64_t step);
 
 /// The length of ONNX Slice over one dim of size `dim` (possibly `?`) with the given
 /// start/end/step (std::nullopt = unknown at import).
