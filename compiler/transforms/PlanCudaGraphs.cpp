@@ -13,7 +13,8 @@
 //    host in the mapped plan, so reading one never needs a synchronisation;
 //  - an op's results: where the op runs.
 // Placement: mm.dim and mm.shape read only shapes and run on the host. Any other op runs
-// on the device when the CUDA executor implements it (kCudaOps below) and one of its data
+// on the device when the CUDA executor implements it for its element types (the table
+// kDeviceOps of runtime/cuda/OpCapabilities.h, shared with the executor) and one of its data
 // operands (not a shape operand) is on the device or a weight of more than 256 elements
 // (a smaller one, like a rotary inv_freq, is read on the host); otherwise on the host, so
 // integer, mask and position computations over host inputs stay on the host and their
@@ -34,12 +35,13 @@
 #include "mm/MMDialect.h"
 #include "mm/MMOps.h"
 #include "mm/WeightExpr.h"
+#include "runtime/cuda/OpCapabilities.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/StringMap.h"
 
 namespace mm {
 #define GEN_PASS_DEF_PLANCUDAGRAPHS
@@ -50,19 +52,9 @@ using namespace mlir;
 
 namespace {
 
-/// Ops the CUDA executor launches on the GPU whatever their element types (they move
-/// elements of 1, 2, 4 or 8 bytes). With kCudaFloatOps, mm.cast and mm.conv (isCudaOp)
-/// this list must match the launch table of the CUDA executor (runtime/cudaexec).
-constexpr const char *kCudaOps[] = {"mm.reshape", "mm.flatten", "mm.squeeze", "mm.unsqueeze",
-                                    "mm.transpose", "mm.concat", "mm.split", "mm.slice",
-                                    "mm.expand", "mm.gather"};
-/// Ops the CUDA executor runs when their result is f32, f16 or bf16 (its kernels compute
-/// in those types only; an f64 or integer one stays on the host).
-constexpr const char *kCudaFloatOps[] = {
-    "mm.linear",  "mm.matmul",  "mm.attention", "mm.layer_norm", "mm.add_layer_norm",
-    "mm.rms_norm", "mm.add_rms_norm", "mm.rotary", "mm.swiglu", "mm.gelu", "mm.quick_gelu",
-    "mm.silu",    "mm.relu",    "mm.add",       "mm.sub",        "mm.mul",
-    "mm.div",     "mm.pow",     "mm.max",       "mm.min"};
+using mm::rt::cuda::DeviceTypes;
+/// The op names of kDeviceOps and the element types each runs on the device for.
+using DeviceOpTable = llvm::StringMap<DeviceTypes>;
 
 /// Where a value lives while the CUDA runtime runs the function.
 enum class Residency { host, device, weight };
@@ -100,8 +92,8 @@ unsigned firstShapeOperand(Operation *op) {
 
 class Planner {
 public:
-  Planner(func::FuncOp fn, const llvm::StringSet<> &cudaOps, const llvm::StringSet<> &floatOps)
-      : fn_(fn), cudaOps_(cudaOps), floatOps_(floatOps), b_(fn.getContext()) {}
+  Planner(func::FuncOp fn, const DeviceOpTable &deviceOps)
+      : fn_(fn), deviceOps_(deviceOps), b_(fn.getContext()) {}
 
   LogicalResult run() {
     Block &body = fn_.getBody().front();
@@ -151,15 +143,21 @@ private:
   }
 
   bool isCudaOp(Operation &op) const {
-    StringRef name = op.getName().getStringRef();
-    if (cudaOps_.contains(name))
+    auto it = deviceOps_.find(op.getName().getStringRef());
+    if (it == deviceOps_.end())
+      return false;
+    switch (it->second) {
+    case DeviceTypes::any:
       return true;
-    if (floatOps_.contains(name))
+    case DeviceTypes::floatResult:
       return isCudaFloat(op.getResult(0).getType());
-    if (auto c = dyn_cast<mm::CastOp>(op))
-      return isCudaFloat(c.getInput().getType()) && isCudaFloat(c.getType());
-    if (auto conv = dyn_cast<mm::ConvOp>(op))
-      return isPatchEmbedding(conv) && isCudaFloat(conv.getType());
+    case DeviceTypes::floatCast:
+      return isCudaFloat(op.getOperand(0).getType()) && isCudaFloat(op.getResult(0).getType());
+    case DeviceTypes::patchEmbedding: {
+      auto conv = dyn_cast<mm::ConvOp>(op);
+      return conv && isPatchEmbedding(conv) && isCudaFloat(conv.getType());
+    }
+    }
     return false;
   }
 
@@ -288,7 +286,7 @@ private:
   }
 
   func::FuncOp fn_;
-  const llvm::StringSet<> &cudaOps_, &floatOps_;
+  const DeviceOpTable &deviceOps_;
   Builder b_;
   llvm::DenseMap<Value, Residency> where_;
   llvm::DenseMap<Value, mm::WeightExprInfo> foldable_;
@@ -302,20 +300,18 @@ private:
 struct PlanCudaGraphsPass : public mm::impl::PlanCudaGraphsBase<PlanCudaGraphsPass> {
   using PlanCudaGraphsBase::PlanCudaGraphsBase;
 
-  /// Builds the op-name sets; fails if a name is not an op of the mm dialect (the list
-  /// and the dialect out of step).
+  /// Builds the op table; fails if a name is not an op of the mm dialect (the table and
+  /// the dialect out of step).
   LogicalResult initialize(MLIRContext *ctx) override {
     ctx->getOrLoadDialect<mm::MMDialect>();
-    auto fill = [&](llvm::StringSet<> &set, ArrayRef<const char *> names) -> LogicalResult {
-      for (const char *name : names) {
-        if (!RegisteredOperationName::lookup(name, ctx))
-          return emitError(UnknownLoc::get(ctx))
-                 << "-mm-plan-cuda-graphs: '" << name << "' is not an op of the mm dialect";
-        set.insert(name);
-      }
-      return success();
-    };
-    return success(succeeded(fill(cudaOps_, kCudaOps)) && succeeded(fill(floatOps_, kCudaFloatOps)));
+    for (const mm::rt::cuda::DeviceOpCapability &c : mm::rt::cuda::kDeviceOps) {
+      StringRef name(c.name.data(), c.name.size());
+      if (!RegisteredOperationName::lookup(name, ctx))
+        return emitError(UnknownLoc::get(ctx))
+               << "-mm-plan-cuda-graphs: '" << name << "' is not an op of the mm dialect";
+      deviceOps_[name] = c.types;
+    }
+    return success();
   }
 
   void runOnOperation() override {
@@ -326,11 +322,11 @@ struct PlanCudaGraphsPass : public mm::impl::PlanCudaGraphsBase<PlanCudaGraphsPa
       fn.emitError() << "function @" << fn.getSymName() << " must have exactly one block";
       return signalPassFailure();
     }
-    if (failed(Planner(fn, cudaOps_, floatOps_).run()))
+    if (failed(Planner(fn, deviceOps_).run()))
       signalPassFailure();
   }
 
-  llvm::StringSet<> cudaOps_, floatOps_;
+  DeviceOpTable deviceOps_;
 };
 
 } // namespace

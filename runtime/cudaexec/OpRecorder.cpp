@@ -307,4 +307,11 @@ bool hasDeviceLaunch(const std::string &name) {
   return CudaExecutor::OpRecorder::table().count(name) != 0;
 }
 
+std::vector<std::string> deviceLaunchNames() {
+  std::vector<std::string> names;
+  for (const auto &entry : CudaExecutor::OpRecorder::table())
+    names.push_back(entry.first);
+  return names;
+}
+
 } // namespace mm::rt::cudaexec

@@ -17,9 +17,11 @@
 
 namespace mm::rt::cudaexec {
 
-/// True when the CUDA executor has a launch for the op named `name` (the list
-/// -mm-plan-cuda-graphs places on the device must stay within it).
+/// True when the CUDA executor has a launch for the op named `name`.
 bool hasDeviceLaunch(const std::string &name);
+/// The ops the CUDA executor launches, sorted: exactly runtime/cuda/OpCapabilities.h's
+/// kDeviceOps, which -mm-plan-cuda-graphs places by (OpCapabilitiesTest checks it).
+std::vector<std::string> deviceLaunchNames();
 
 class CudaExecutor::OpRecorder {
 public:
@@ -125,6 +127,7 @@ private:
   void attention();
 
   friend bool hasDeviceLaunch(const std::string &name);
+  friend std::vector<std::string> deviceLaunchNames();
   using Method = void (OpRecorder::*)();
   static const std::map<std::string, Method, std::less<>> &table();
 

@@ -1,0 +1,54 @@
+//===- OpCapabilities.h - the mm ops the CUDA backend runs on the device -----===//
+//
+// One table for both sides of the CUDA placement contract: the compiler's placement pass
+// (-mm-plan-cuda-graphs puts an op on the device only when this table has it, for the
+// element types it names) and the CUDA executor, whose launch table
+// (runtime/cudaexec/CudaOps.cpp) must hold exactly these ops (OpCapabilitiesTest checks it,
+// and a plan naming another device op is refused at load). Free of LLVM and CUDA, so the
+// compiler includes it in builds without the CUDA backend.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MM_RUNTIME_CUDA_OPCAPABILITIES_H
+#define MM_RUNTIME_CUDA_OPCAPABILITIES_H
+
+#include <cstdint>
+#include <string_view>
+
+namespace mm::rt::cuda {
+
+/// The element types for which the CUDA backend runs an op on the device.
+enum class DeviceTypes : uint8_t {
+  any,            ///< moves elements of 1, 2, 4 or 8 bytes: every element type
+  floatResult,    ///< computes in f32, f16 or bf16: when its result is one of them
+  floatCast,      ///< mm.cast: from and to f32, f16 or bf16
+  patchEmbedding, ///< mm.conv: the patch-embedding form (2-D, stride = kernel, no
+                  ///< padding or dilation, one group) with a float result
+};
+
+struct DeviceOpCapability {
+  std::string_view name;
+  DeviceTypes types;
+};
+
+inline constexpr DeviceOpCapability kDeviceOps[] = {
+    {"mm.reshape", DeviceTypes::any},          {"mm.flatten", DeviceTypes::any},
+    {"mm.squeeze", DeviceTypes::any},          {"mm.unsqueeze", DeviceTypes::any},
+    {"mm.transpose", DeviceTypes::any},        {"mm.concat", DeviceTypes::any},
+    {"mm.split", DeviceTypes::any},            {"mm.slice", DeviceTypes::any},
+    {"mm.expand", DeviceTypes::any},           {"mm.gather", DeviceTypes::any},
+    {"mm.linear", DeviceTypes::floatResult},   {"mm.matmul", DeviceTypes::floatResult},
+    {"mm.attention", DeviceTypes::floatResult}, {"mm.layer_norm", DeviceTypes::floatResult},
+    {"mm.add_layer_norm", DeviceTypes::floatResult}, {"mm.rms_norm", DeviceTypes::floatResult},
+    {"mm.add_rms_norm", DeviceTypes::floatResult}, {"mm.rotary", DeviceTypes::floatResult},
+    {"mm.swiglu", DeviceTypes::floatResult},   {"mm.gelu", DeviceTypes::floatResult},
+    {"mm.quick_gelu", DeviceTypes::floatResult}, {"mm.silu", DeviceTypes::floatResult},
+    {"mm.relu", DeviceTypes::floatResult},     {"mm.add", DeviceTypes::floatResult},
+    {"mm.sub", DeviceTypes::floatResult},      {"mm.mul", DeviceTypes::floatResult},
+    {"mm.div", DeviceTypes::floatResult},      {"mm.pow", DeviceTypes::floatResult},
+    {"mm.max", DeviceTypes::floatResult},      {"mm.min", DeviceTypes::floatResult},
+    {"mm.cast", DeviceTypes::floatCast},       {"mm.conv", DeviceTypes::patchEmbedding},
+};
+
+} // namespace mm::rt::cuda
+
+#endif // MM_RUNTIME_CUDA_OPCAPABILITIES_H
