@@ -13,7 +13,7 @@ config.test_exec_root = os.path.join(config.mm_obj_root, "test")
 
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
-llvm_config.add_tool_substitutions(["mmc-opt", "mmc", "mmrun"], [config.mm_tools_dir])
+llvm_config.add_tool_substitutions(["mmc-opt", "mmc", "mmrun", "mmrt-example-generate"], [config.mm_tools_dir])
 
 # ../shared (models, conformance cases) sits beside the checkout; tests that need it
 # declare `REQUIRES: shared` and are reported UNSUPPORTED when it is absent.

@@ -14,7 +14,8 @@
 //  - an op's results: where the op runs.
 // Placement: mm.dim and mm.shape read only shapes and run on the host. Any other op runs
 // on the device when the CUDA executor implements it for its element types (the table
-// kDeviceOps of runtime/cuda/OpCapabilities.h, shared with the executor) and one of its data
+// kDeviceOps of runtime/cuda/OpCapabilities.h, whose names the executor's launch table
+// holds: OpCapabilitiesTest) and one of its data
 // operands (not a shape operand) is on the device or a weight of more than 256 elements
 // (a smaller one, like a rotary inv_freq, is read on the host); otherwise on the host, so
 // integer, mask and position computations over host inputs stay on the host and their

@@ -351,7 +351,8 @@ LogicalResult FlattenOp::verify() {
   auto in = tensorType(getInput());
   std::optional<int64_t> split = mm::dims::normalizeSplitAxis(getAxis(), in.getRank());
   if (!split)
-    return emitOpError() << "axis " << getAxis() << " out of range for rank " << in.getRank();
+    return emitOpError() << "axis " << static_cast<int64_t>(getAxis()) << " out of range for rank "
+                         << in.getRank();
   int64_t axis = *split;
   int64_t outer = 1, inner = 1;
   for (int64_t i = 0; i < in.getRank(); ++i)

@@ -3,8 +3,9 @@
 // One table for both sides of the CUDA placement contract: the compiler's placement pass
 // (-mm-plan-cuda-graphs puts an op on the device only when this table has it, for the
 // element types it names) and the CUDA executor, whose launch table
-// (runtime/cudaexec/CudaOps.cpp) must hold exactly these ops (OpCapabilitiesTest checks it,
-// and a plan naming another device op is refused at load). Free of LLVM and CUDA, so the
+// (runtime/cudaexec/CudaOps.cpp) must hold exactly these op names (OpCapabilitiesTest
+// checks it; the element types are the launches' own checks) and refuses a plan naming
+// another device op at load. Free of LLVM and CUDA, so the
 // compiler includes it in builds without the CUDA backend.
 //
 //===----------------------------------------------------------------------===//

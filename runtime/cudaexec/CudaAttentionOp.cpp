@@ -31,7 +31,7 @@ cuda::PrefillAttentionArgs attentionArgs(const CudaExecutor::Value &q, const Cud
                                          const CudaExecutor::Value &v, char *out, int64_t kvLen,
                                          float scale) {
   cuda::PrefillAttentionArgs a;
-  a.dtype = kvDecodeAttentionType(q.dtype); // q.dtype unless a test injects a fault
+  a.dtype = q.dtype;
   a.batch = q.shape[0];
   a.qHeads = q.shape[1];
   a.kvHeads = k.shape[1];

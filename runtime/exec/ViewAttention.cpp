@@ -104,7 +104,8 @@ bool Executor::runAttentionOnViews(size_t i, std::vector<Value> &values) {
         Tensor ks = slice4(K, kvSliceOffset(K, k.strides, b, h), 1);
         Tensor vs = slice4(V, kvSliceOffset(V, v.strides, b, h), 1);
         Tensor rs = slice4(out.tensor, (b * Hq + h * g) * S * V.shape[3], g);
-        qs.dtype = ks.dtype = vs.dtype = rs.dtype = type;
+        if (type != Q.dtype) // an injected fault: every operand read as `type`
+          qs.dtype = ks.dtype = vs.dtype = rs.dtype = type;
         Tensor ms;
         std::vector<const Tensor *> ins = {&qs, &ks, &vs};
         if (M) {

@@ -17,16 +17,12 @@ using namespace mm::rt;
 namespace mmrun {
 
 void checkDevice(const std::string &device) {
-  if (device == "cpu")
+  const std::vector<std::string> have = Session::availableDevices();
+  if (std::find(have.begin(), have.end(), device) != have.end())
     return;
-  if (device == "cuda") {
-#ifdef MM_HAVE_CUDA
-    return;
-#else
+  if (device == "cuda")
     fail("--device cuda: this mmrun was built without the CUDA backend (no nvcc at build "
          "time); use --device cpu");
-#endif
-  }
   fail("unknown --device '", device, "' (expected cpu or cuda)");
 }
 

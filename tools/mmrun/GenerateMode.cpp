@@ -1,5 +1,5 @@
 //===- GenerateMode.cpp - mmrun: generation from token ids -------------------===//
-#include "tools/mmrun/AnyGenerator.h"
+#include "tools/mmrun/ReportingSession.h"
 
 #include "runtime/chat/Processor.h"
 #include "runtime/core/Error.h"
@@ -56,7 +56,7 @@ namespace {
 
 /// The pixel values of --image: the files decoded and preprocessed by the image processor
 /// of the plan's preprocessor_config.json (or processor_config.json), stacked.
-Tensor imagePixelValues(const Plan &plan, const AnyGenerator &gen,
+Tensor imagePixelValues(const Plan &plan, const ReportingSession &gen,
                         const std::vector<std::string> &paths) {
   auto lookup = [&](const std::string &name) { return plan.modelFile(name); };
   std::optional<ImageProcessor> processor = imageProcessorOf(lookup, plan.origin());
@@ -74,7 +74,7 @@ Tensor imagePixelValues(const Plan &plan, const AnyGenerator &gen,
 
 int runGenerate(std::shared_ptr<const Plan> plan, const GenerateOptions &o, llvm::raw_ostream &os) {
   std::vector<int64_t> ids = parseIds(o.inputIds, "--input-ids");
-  AnyGenerator gen(plan, o.run, o.profile);
+  ReportingSession gen(plan, o.run, o.profile);
   const GenerationInfo &g = gen.info();
   GenerationOptions options;
   if (!o.teacherTokens.empty())

@@ -5,9 +5,6 @@
 #include "runtime/io/Compare.h"
 #include "runtime/io/Npy.h"
 #include "runtime/io/TensorProto.h"
-#ifdef MM_HAVE_CUDA
-#include "runtime/cudaexec/CudaExecutor.h"
-#endif
 
 #include "llvm/Support/Format.h"
 
@@ -169,29 +166,14 @@ int runGraph(std::shared_ptr<const Plan> plan, const GraphOptions &o, llvm::raw_
     fail("unknown --output-format '", o.outputFormat, "' (expected npy, pb or both)");
   const FunctionInfo &fn = plan->function(chooseFunction(*plan, o.function));
   std::vector<Tensor> inputs = orderInputs(fn, readInputs(fn, o));
-  std::unique_ptr<Executor> host;
-  std::vector<Tensor> outputs;
+  SessionOptions run = o.run;
+  run.profile = o.profile;
+  Session session(plan, run);
+  session.prepare(fn.name); // the timings are the runs' alone
   double totalMs = 0, firstMs = 0;
-  size_t arenaBytes = 0;
-#ifdef MM_HAVE_CUDA
-  std::unique_ptr<cudaexec::CudaContext> ctx;
-  std::unique_ptr<cudaexec::CudaExecutor> dev;
-  if (o.run.device == "cuda") {
-    cudaexec::requireCudaPlacement(*plan, fn);
-    ctx = std::make_unique<cudaexec::CudaContext>();
-    ctx->setGraphsEnabled(o.run.cudaGraphs);
-    ctx->setFusedLaunchesEnabled(o.run.fusedLaunches);
-    dev = std::make_unique<cudaexec::CudaExecutor>(plan, fn.name, *ctx);
-    outputs = timedRuns(o, [&] { return dev->runToHost(inputs); }, firstMs, totalMs);
-    arenaBytes = dev->arenaBytes();
-  }
-#endif
-  if (o.run.device != "cuda") {
-    host = std::make_unique<Executor>(plan, fn.name);
-    host->setProfiling(o.profile);
-    outputs = timedRuns(o, [&] { return host->run(inputs); }, firstMs, totalMs);
-    arenaBytes = host->arena().capacity();
-  }
+  std::vector<Tensor> outputs =
+      timedRuns(o, [&] { return session.call(fn.name, inputs); }, firstMs, totalMs);
+  const size_t arenaBytes = session.memory().arenaBytes;
   if (!o.outputDir.empty())
     writeOutputs(fn, outputs, o);
 
@@ -220,8 +202,8 @@ int runGraph(std::shared_ptr<const Plan> plan, const GraphOptions &o, llvm::raw_
   report["ok"] = ok;
   if (o.json)
     os << report.dump(1) << "\n";
-  if (o.profile)
-    printProfile(host->profile(), llvm::errs());
+  for (const ProfileReport &p : session.profiles())
+    printProfile(p.ops, llvm::errs());
   if (!ok) {
     os.flush();
     llvm::errs() << "mmrun: error: outputs differ from '" << o.compareDir << "'\n";

@@ -6,6 +6,7 @@
 #include "runtime/chat/Processor.h"
 #include "runtime/exec/Generator.h"
 #include "runtime/plan/Plan.h"
+#include "mmrt/Session.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -40,12 +41,9 @@ std::string valuesString(const mm::rt::Tensor &t, int64_t limit = 64);
 /// Creates `dir` and its parents if needed; throws Error.
 void makeDirectories(const std::string &dir);
 
-/// Where a mode runs: --device, and for cuda --no-cuda-graphs / --no-fused-launches.
-struct DeviceOptions {
-  std::string device = "cpu";
-  bool cudaGraphs = true;
-  bool fusedLaunches = true; ///< CudaContext::setFusedLaunchesEnabled
-};
+/// Where a mode runs: --device, and for cuda --no-cuda-graphs, --no-fused-launches and
+/// --no-pdl (the runtime's session options; `profile` is set by each mode's --profile).
+using DeviceOptions = mm::rt::SessionOptions;
 
 struct GraphOptions {
   std::string function;

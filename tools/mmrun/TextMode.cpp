@@ -5,7 +5,7 @@
 // which TextStream turns into text (stop strings applied) printed as they come.
 //
 //===----------------------------------------------------------------------===//
-#include "tools/mmrun/AnyGenerator.h"
+#include "tools/mmrun/ReportingSession.h"
 
 #include "runtime/chat/Processor.h"
 #include "runtime/chat/TextStream.h"
@@ -64,9 +64,9 @@ ojson message(const std::string &role, const std::string &text, size_t images, b
 }
 
 /// A conversation and what generates its replies.
-class Session {
+class Conversation {
 public:
-  Session(std::shared_ptr<const Plan> plan, const TextOptions &o)
+  Conversation(std::shared_ptr<const Plan> plan, const TextOptions &o)
       : plan_(plan), o_(o), processor_(Processor::fromPlan(*plan)), gen_(plan, o.run, o.profile) {
     const auto start = generation::Clock::now();
     for (const std::string &path : o.images) // one decoded image in memory at a time
@@ -187,7 +187,7 @@ private:
   std::shared_ptr<const Plan> plan_;
   const TextOptions &o_;
   Processor processor_;
-  AnyGenerator gen_;
+  ReportingSession gen_;
   std::vector<ProcessedImage> images_;
   ojson messages_ = ojson::array();
   bool parts_ = false;
@@ -198,7 +198,7 @@ private:
 } // namespace
 
 int runText(std::shared_ptr<const Plan> plan, const TextOptions &o, llvm::raw_ostream &os) {
-  Session session(plan, o);
+  Conversation session(plan, o);
   if (!o.chat) {
     session.turn(o.prompt, os);
     return 0;

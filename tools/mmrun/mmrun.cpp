@@ -24,9 +24,6 @@
 
 #include "runtime/core/Error.h"
 #include "runtime/core/InjectedFault.h"
-#ifdef MM_HAVE_CUDA
-#include "runtime/cuda/CudaCommon.h"
-#endif
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -178,12 +175,13 @@ int main(int argc, char **argv) {
       mm::rt::fail("--no-fused-launches applies to --device cuda only");
     if (noPdl && device != "cuda")
       mm::rt::fail("--no-pdl applies to --device cuda only");
-#ifdef MM_HAVE_CUDA
-    mm::rt::cuda::setProgrammaticDependentLaunch(!noPdl);
-#endif
     if (profile && device == "cuda")
       mm::rt::fail("--profile times ops on the CPU backend only; with --device cuda use nsys or ncu");
-    const mmrun::DeviceOptions run{device, !noCudaGraphs, !noFusedLaunches};
+    mmrun::DeviceOptions run;
+    run.device = device;
+    run.cudaGraphs = !noCudaGraphs;
+    run.fusedLaunches = !noFusedLaunches;
+    run.programmaticDependentLaunch = !noPdl;
     auto plan = mm::rt::Plan::load(planPath);
     if (info)
       return mmrun::printInfo(*plan, llvm::outs());

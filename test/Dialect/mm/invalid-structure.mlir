@@ -606,6 +606,14 @@ func.func @flatten_axis(%x: tensor<2x3x4xf32>) {
 
 // -----
 
+func.func @flatten_negative_axis(%x: tensor<2x3x4xf32>) {
+  // expected-error @+1 {{'mm.flatten' op axis -4 out of range for rank 3}}
+  %0 = mm.flatten %x {axis = -4} : tensor<2x3x4xf32> -> tensor<24x1xf32>
+  return
+}
+
+// -----
+
 func.func @flatten_result(%x: tensor<2x3x4xf32>) {
   // expected-error @+1 {{result dim 1 is 4 but should be 12}}
   %0 = mm.flatten %x : tensor<2x3x4xf32> -> tensor<2x4xf32>

@@ -1,33 +1,27 @@
-//===- AnyGenerator.h - mmrun: the CPU or CUDA generator of a plan ----------===//
+//===- ReportingSession.h - mmrun: a runtime Session and its reports ---------===//
 //
-// The generator --device names (runtime/exec/Generator.h or runtime/cudaexec/
-// CudaGenerator.h), kept across generations (its weights uploaded once), and mmrun's
-// report of a generation: tokens, timings, memory and, on CUDA, launch statistics. The one
-// place mmrun tells the backends apart until the runtime core has one generation loop.
+// mmrun's generation modes run a mm::rt::Session (runtime/include/mmrt/Session.h, on
+// the device --device names, kept across generations so its weights are prepared once)
+// and report each generation: tokens, timings, memory and, on CUDA, launch statistics.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MM_TOOLS_MMRUN_ANYGENERATOR_H
-#define MM_TOOLS_MMRUN_ANYGENERATOR_H
+#ifndef MM_TOOLS_MMRUN_REPORTINGSESSION_H
+#define MM_TOOLS_MMRUN_REPORTINGSESSION_H
 
 #include "tools/mmrun/Modes.h"
 
-#include "runtime/exec/Generator.h"
+#include "mmrt/Session.h"
 
 #include <nlohmann/json.hpp>
 
 #include <memory>
 
-namespace mm::rt::cudaexec {
-class CudaGenerator;
-}
-
 namespace mmrun {
 
-class AnyGenerator {
+class ReportingSession {
 public:
   /// Throws Error (no generation metadata, not compiled for CUDA, ...).
-  AnyGenerator(std::shared_ptr<const mm::rt::Plan> plan, const DeviceOptions &run, bool profile);
-  ~AnyGenerator();
+  ReportingSession(std::shared_ptr<const mm::rt::Plan> plan, const DeviceOptions &run, bool profile);
 
   mm::rt::GenerationResult generate(const mm::rt::Tensor *pixelValues,
                                     const std::vector<int64_t> &inputIds,
@@ -48,16 +42,12 @@ public:
   void printProfiles(llvm::raw_ostream &os) const;
 
 private:
-  struct Memory;
-  Memory memory() const;
+  /// The launch statistics as JSON, per role, with the decoder's segment ends.
+  nlohmann::ordered_json launchesJson() const;
   std::shared_ptr<const mm::rt::Plan> plan_;
-  DeviceOptions run_;
-  std::unique_ptr<mm::rt::Generator> cpu_;
-#ifdef MM_HAVE_CUDA
-  std::unique_ptr<mm::rt::cudaexec::CudaGenerator> cuda_;
-#endif
+  mm::rt::Session session_;
 };
 
 } // namespace mmrun
 
-#endif // MM_TOOLS_MMRUN_ANYGENERATOR_H
+#endif // MM_TOOLS_MMRUN_REPORTINGSESSION_H
