@@ -9,10 +9,23 @@
 
 #include "runtime/core/Error.h"
 
+#include <charconv>
 #include <cstdio>
 #include <sstream>
 #include <string>
 #include <vector>
+
+namespace {
+/// `text` as a whole decimal integer, or an Error naming `what`.
+int64_t parseInteger(const std::string &text, const char *what) {
+  int64_t value = 0;
+  const char *end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || ptr != end)
+    mm::rt::fail(what, " '", text, "' is not an integer");
+  return value;
+}
+} // namespace
 
 int main(int argc, char **argv) {
   if (argc < 3 || argc > 5) {
@@ -28,8 +41,8 @@ int main(int argc, char **argv) {
     mm::rt::GenerationRequest request;
     std::stringstream ids(argv[2]);
     for (std::string id; std::getline(ids, id, ',');)
-      request.inputIds.push_back(std::stoll(id));
-    request.options.maxNewTokens = argc > 3 ? std::stoll(argv[3]) : 8;
+      request.inputIds.push_back(parseInteger(id, "token id"));
+    request.options.maxNewTokens = argc > 3 ? parseInteger(argv[3], "MAX_NEW_TOKENS") : 8;
 
     mm::rt::GenerationResult r = session->generate(request);
     std::printf("tokens:");

@@ -3,6 +3,7 @@
 
 #include "runtime/core/Error.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -16,8 +17,11 @@ InjectedFault readFault() {
   if (!value || !*value)
     return InjectedFault::none;
   for (InjectedFault f : kFaults)
-    if (std::string(value) == injectedFaultName(f))
+    if (std::string(value) == injectedFaultName(f)) {
+      std::fprintf(stderr, "mm runtime: warning: MM_INJECT_FAULT=%s: a test fault is injected "
+                           "into the runtime; results are wrong\n", value);
       return f;
+    }
   fail("MM_INJECT_FAULT='", value, "' names no fault (kv-append-off-by-one, kv-bf16-as-f16)");
 }
 } // namespace

@@ -5,7 +5,7 @@
 // made by editing it (test/mutation/mutate.py); the two here live in the runtime's KV-cache
 // handling, so the runtime has a switch for them: the environment variable MM_INJECT_FAULT
 // names one. Unset (always, outside that check) every query below returns its argument
-// unchanged. mmrun warns on stderr whenever one is set.
+// unchanged. When one is set, the first query prints a warning on stderr.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MM_RUNTIME_CORE_INJECTEDFAULT_H
@@ -29,8 +29,9 @@ enum class InjectedFault {
   kvBf16ReadAsF16,
 };
 
-/// The fault MM_INJECT_FAULT names, read once (at the first call). Throws Error naming the
-/// variable and the accepted values for any other non-empty value.
+/// The fault MM_INJECT_FAULT names, read once (at the first call, which warns on stderr
+/// when it names one). Throws Error naming the variable and the accepted values for any
+/// other non-empty value.
 InjectedFault injectedFault();
 /// "kv-append-off-by-one", "kv-bf16-as-f16", or "" for none.
 const char *injectedFaultName(InjectedFault fault);

@@ -67,7 +67,12 @@ bool Executor::runAttentionOnViews(size_t i, std::vector<Value> &values) {
   Value *mask = op.inputs.size() > 3 ? &values[op.inputs[3]] : nullptr;
   bool kView = !k.strides.empty() && !isContiguousView(k.tensor.shape, k.strides);
   bool vView = !v.strides.empty() && !isContiguousView(v.tensor.shape, v.strides);
-  if ((!kView && !vView) || !q.strides.empty() || (mask && !mask->strides.empty()))
+  // A decode step over the KV cache under the injected bf16-as-f16 fault runs here even
+  // when the cache views are contiguous (one KV head, or a full cache).
+  const bool faulted = q.tensor.rank() == 4 && q.tensor.shape[2] == 1 &&
+                       (!k.strides.empty() || !v.strides.empty()) &&
+                       kvDecodeAttentionType(q.tensor.dtype) != q.tensor.dtype;
+  if ((!kView && !vView && !faulted) || !q.strides.empty() || (mask && !mask->strides.empty()))
     return false;
   const Tensor &Q = q.tensor, &K = k.tensor, &V = v.tensor;
   if (Q.rank() != 4 || K.rank() != 4 || V.rank() != 4)

@@ -166,9 +166,7 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv, "mmrun: run a plan compiled by mmc\n");
   try {
     mmrun::checkDevice(device);
-    if (mm::rt::InjectedFault f = mm::rt::injectedFault(); f != mm::rt::InjectedFault::none)
-      llvm::errs() << "mmrun: warning: MM_INJECT_FAULT=" << mm::rt::injectedFaultName(f)
-                   << ": a test fault is injected into the runtime; results are wrong\n";
+    mm::rt::injectedFault(); // refuses a bad MM_INJECT_FAULT, warns about a good one
     if (noCudaGraphs && device != "cuda")
       mm::rt::fail("--no-cuda-graphs applies to --device cuda only");
     if (noFusedLaunches && device != "cuda")
