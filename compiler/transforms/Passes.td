@@ -185,8 +185,8 @@ def PlanCudaGraphs : Pass<"mm-plan-cuda-graphs", "::mlir::func::FuncOp"> {
     and i1 arguments and mm.constant results live on the host, other arguments and
     mm.weight results on the device (weights keep their host copy in the mapped plan, so
     a host op may read them without a sync). An op runs on the device when the CUDA
-    executor implements it (the launch table of runtime/cudaexec, listed in
-    PlanCudaGraphs.cpp) and one of its data operands is on the device; otherwise on the
+    executor implements it (the table kDeviceOps of runtime/cuda/OpCapabilities.h,
+    whose names the executor's launch table holds) and one of its data operands is on the device; otherwise on the
     host (mm.dim and mm.shape, which read only shapes, always on the host); a cheap
     device op (layout, elementwise, cast) reading only weights and host values whose
     results only host ops read moves to the host (no download needed). A host op that
