@@ -120,6 +120,22 @@ bool broadcastShapes(const A &a, const B &b, Out &out, int64_t dynamic) {
   return true;
 }
 
+/// Unidirectional broadcasting (ONNX's PRelu slope, Gemm's C): true when `from` broadcasts
+/// to exactly `to` (right-aligned, no longer; each dim 1 or equal). An unknown (`dynamic`)
+/// dim on either side is taken to fit: only the run can tell.
+template <typename A, typename B>
+bool broadcastsTo(const A &from, const B &to, int64_t dynamic) {
+  const size_t nf = from.size(), nt = to.size();
+  if (nf > nt)
+    return false;
+  for (size_t i = 0; i < nf; ++i) {
+    const int64_t f = from[i], t = to[nt - nf + i];
+    if (f != 1 && f != t && f != dynamic && t != dynamic)
+      return false;
+  }
+  return true;
+}
+
 } // namespace mm::dims
 
 #endif // MM_RUNTIME_CORE_DIMRULES_H

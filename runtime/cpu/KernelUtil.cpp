@@ -102,8 +102,7 @@ Shape broadcastShapes(const std::string &op, const Shape &a, const Shape &b) {
 }
 
 bool broadcastsTo(const Shape &in, const Shape &target) {
-  Shape out;
-  return in.size() <= target.size() && tryBroadcastShapes(in, target, out) && out == target;
+  return dims::broadcastsTo(in, target, dims::kNoDynamic);
 }
 
 std::vector<int64_t> broadcastStrides(const Shape &in, const Shape &out) {

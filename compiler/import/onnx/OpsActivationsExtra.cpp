@@ -115,6 +115,9 @@ LogicalResult importPRelu(NodeContext &c) {
     return failure();
   if (!isa<FloatType>(c.type(0).getElementType()))
     return c.unsupported("PRelu on integers (mmc spells it out for floats)");
+  // The slope broadcasts to x one way only: the result has x's shape.
+  if (!dims::broadcastsTo(c.type(1).getShape(), c.type(0).getShape(), ShapedType::kDynamic))
+    return c.error() << "slope " << c.type(1) << " does not broadcast to " << c.type(0);
   Ew e(c);
   Value y = e.where(e.less(e.x, e.k(0)), e.bin<MulOp>(e.x, c.in(1)), e.x);
   if (!e.ok)

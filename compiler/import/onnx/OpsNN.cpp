@@ -56,6 +56,10 @@ LogicalResult importGemm(NodeContext &c) {
     return failure();
   if (c.has(2)) {
     Value bias = c.in(2);
+    // C broadcasts to [M, N] one way only: the result is [M, N].
+    if (!dims::broadcastsTo(c.type(2).getShape(), shapeOf(*y), ShapedType::kDynamic))
+      return c.error() << "C " << c.type(2) << " does not broadcast to the product "
+                       << y->getType();
     FailureOr<Value> scaled = bias;
     if (beta != 1.0f && failed(scaled = broadcastOp<MulOp>(c, bias, c.scalar(elt, beta))))
       return failure();
