@@ -74,7 +74,7 @@ Tensor imagePixelValues(const Plan &plan, const ReportingSession &gen,
 
 int runGenerate(std::shared_ptr<const Plan> plan, const GenerateOptions &o, llvm::raw_ostream &os) {
   std::vector<int64_t> ids = parseIds(o.inputIds, "--input-ids");
-  ReportingSession gen(plan, o.run, o.profile);
+  ReportingSession gen(plan, o.run);
   const GenerationInfo &g = gen.info();
   GenerationOptions options;
   if (!o.teacherTokens.empty())
@@ -113,7 +113,7 @@ int runGenerate(std::shared_ptr<const Plan> plan, const GenerateOptions &o, llvm
     os << "\n";
     gen.printStats(r, os);
   }
-  if (o.profile)
+  if (o.run.profile)
     gen.printProfiles(llvm::errs());
   return 0;
 }

@@ -166,9 +166,7 @@ int runGraph(std::shared_ptr<const Plan> plan, const GraphOptions &o, llvm::raw_
     fail("unknown --output-format '", o.outputFormat, "' (expected npy, pb or both)");
   const FunctionInfo &fn = plan->function(chooseFunction(*plan, o.function));
   std::vector<Tensor> inputs = orderInputs(fn, readInputs(fn, o));
-  SessionOptions run = o.run;
-  run.profile = o.profile;
-  Session session(plan, run);
+  Session session(plan, o.run);
   session.prepare(fn.name); // the timings are the runs' alone
   double totalMs = 0, firstMs = 0;
   std::vector<Tensor> outputs =

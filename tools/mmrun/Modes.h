@@ -42,7 +42,7 @@ std::string valuesString(const mm::rt::Tensor &t, int64_t limit = 64);
 void makeDirectories(const std::string &dir);
 
 /// Where a mode runs: --device, and for cuda --no-cuda-graphs, --no-fused-launches and
-/// --no-pdl (the runtime's session options; `profile` is set by each mode's --profile).
+/// --no-pdl, and --profile (the runtime's session options).
 using DeviceOptions = mm::rt::SessionOptions;
 
 struct GraphOptions {
@@ -51,7 +51,7 @@ struct GraphOptions {
   std::string inputDir, outputDir, outputFormat = "npy", compareDir;
   double atol = 1e-4, rtol = 1e-3;
   int repeat = 1;
-  bool json = false, profile = false;
+  bool json = false;
   bool print = false; ///< print output values
   DeviceOptions run;
 };
@@ -78,7 +78,7 @@ struct GenerateOptions {
   mm::rt::SamplingOptions sampling;
   bool ignoreEos = false;
   int warmup = 0; ///< untimed generations before the reported one
-  bool json = false, profile = false;
+  bool json = false;
   DeviceOptions run;
 };
 
@@ -98,7 +98,7 @@ struct TextOptions {
   SamplingOverrides sampling;
   int warmup = 0; ///< untimed generations of each turn before the reported one
   bool ignoreEos = false;
-  bool json = false, profile = false;
+  bool json = false;
   DeviceOptions run;
 };
 

@@ -12,16 +12,11 @@ namespace mmrun {
 
 namespace {
 double mib(uint64_t bytes) { return static_cast<double>(bytes) / (1 << 20); }
-
-SessionOptions withProfile(SessionOptions o, bool profile) {
-  o.profile = profile;
-  return o;
-}
 } // namespace
 
-ReportingSession::ReportingSession(std::shared_ptr<const Plan> plan, const DeviceOptions &run, bool profile)
-    : plan_(plan), session_(std::move(plan), withProfile(run, profile)) {
-  generation::requireGenerationInfo(*plan_);
+ReportingSession::ReportingSession(std::shared_ptr<const Plan> plan, const DeviceOptions &run)
+    : session_(std::move(plan), run) {
+  generation::requireGenerationInfo(session_.plan());
   session_.prepareGeneration(); // device and plan errors before any input is read
 }
 
@@ -38,7 +33,7 @@ Tensor ReportingSession::toVisionInput(Tensor pixels, const std::string &process
   const std::string &vision = info().visionFunction;
   if (vision.empty())
     fail("the plan has no vision encoder, but an image was given");
-  const FunctionInfo &fn = plan_->function(vision);
+  const FunctionInfo &fn = session_.plan().function(vision);
   if (fn.inputs.empty())
     return pixels;
   const TensorInfo &want = fn.tensors[fn.inputs[0].tensor];
@@ -61,7 +56,7 @@ nlohmann::ordered_json ReportingSession::launchesJson() const {
                    {"host_ms", l.hostMs},               {"device_ms", l.deviceMs}};
   // Why the decode step is not one CUDA graph, when it is not (the plan's segment ends).
   nlohmann::ordered_json ends = nlohmann::ordered_json::array();
-  for (const SegmentInfo &s : plan_->function(info().decoderFunction).segments)
+  for (const SegmentInfo &s : session_.plan().function(info().decoderFunction).segments)
     if (s.endReason != "end of function")
       ends.push_back(s.endReason);
   if (j.contains("decoder"))

@@ -21,12 +21,12 @@ namespace mmrun {
 class ReportingSession {
 public:
   /// Throws Error (no generation metadata, not compiled for CUDA, ...).
-  ReportingSession(std::shared_ptr<const mm::rt::Plan> plan, const DeviceOptions &run, bool profile);
+  ReportingSession(std::shared_ptr<const mm::rt::Plan> plan, const DeviceOptions &run);
 
   mm::rt::GenerationResult generate(const mm::rt::Tensor *pixelValues,
                                     const std::vector<int64_t> &inputIds,
                                     const mm::rt::GenerationOptions &options);
-  const mm::rt::GenerationInfo &info() const { return plan_->generation(); }
+  const mm::rt::GenerationInfo &info() const { return session_.plan().generation(); }
   /// `pixels` in the vision encoder's float type (an f32 .npy or image feeds an f16
   /// export's encoder); other kinds and shapes pass as they are, so the encoder's input
   /// check names them. With `processedBy` (an image processor's name), pixel values whose
@@ -44,7 +44,6 @@ public:
 private:
   /// The launch statistics as JSON, per role, with the decoder's segment ends.
   nlohmann::ordered_json launchesJson() const;
-  std::shared_ptr<const mm::rt::Plan> plan_;
   mm::rt::Session session_;
 };
 

@@ -67,7 +67,7 @@ ojson message(const std::string &role, const std::string &text, size_t images, b
 class Conversation {
 public:
   Conversation(std::shared_ptr<const Plan> plan, const TextOptions &o)
-      : plan_(plan), o_(o), processor_(Processor::fromPlan(*plan)), gen_(plan, o.run, o.profile) {
+      : plan_(plan), o_(o), processor_(Processor::fromPlan(*plan)), gen_(plan, o.run) {
     const auto start = generation::Clock::now();
     for (const std::string &path : o.images) // one decoded image in memory at a time
       images_.push_back(processor_.processImage(decodeImageFile(path)));
@@ -151,7 +151,7 @@ public:
                                    static_cast<long long>(r.tokens.size()), reason, r.ttftMs,
                                    r.decodeTokensPerSecond);
     }
-    if (o_.profile)
+    if (o_.run.profile)
       gen_.printProfiles(llvm::errs());
   }
 

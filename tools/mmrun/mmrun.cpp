@@ -180,6 +180,7 @@ int main(int argc, char **argv) {
     run.cudaGraphs = !noCudaGraphs;
     run.fusedLaunches = !noFusedLaunches;
     run.programmaticDependentLaunch = !noPdl;
+    run.profile = profile;
     auto plan = mm::rt::Plan::load(planPath);
     if (info)
       return mmrun::printInfo(*plan, llvm::outs());
@@ -249,7 +250,6 @@ int main(int argc, char **argv) {
       o.warmup = warmup;
       o.ignoreEos = ignoreEos;
       o.json = json;
-      o.profile = profile;
       o.run = run;
       return mmrun::runText(plan, o, llvm::outs());
     }
@@ -288,7 +288,6 @@ int main(int argc, char **argv) {
       o.rtol = relTol;
       o.repeat = repeat;
       o.json = json;
-      o.profile = profile;
       o.print = printValues;
       o.run = run;
       return mmrun::runGraph(plan, o, llvm::outs());
@@ -311,7 +310,6 @@ int main(int argc, char **argv) {
     o.ignoreEos = ignoreEos;
     o.warmup = warmup;
     o.json = json;
-    o.profile = profile;
     o.run = run;
     return mmrun::runGenerate(plan, o, llvm::outs());
   } catch (const std::exception &e) {
