@@ -33,6 +33,8 @@ FailureOr<std::vector<std::string>> buildCompilePipeline(PassManager &pm,
   }();
   (void)registered;
   std::vector<std::string> names;
+  pm.addPass(createRaiseModelContract()); // first: nothing after it matches tensor names
+  names.push_back("mm-raise-model-contract");
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   if (addRegisteredPass(fpm, "mm-fold-shapes"))
     names.push_back("mm-fold-shapes");

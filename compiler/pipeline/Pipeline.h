@@ -1,6 +1,8 @@
 //===- Pipeline.h - the `mmc compile` pass pipeline -------------------------===//
 //
 // The one place that decides which passes `mmc compile` runs, in order:
+//   0. -mm-raise-model-contract (function and value roles, KV-cache pairs; after it no
+//      pass matches tensor names),
 //   1. shape folding (-mm-fold-shapes),
 //   2. fusion (-mm-fuse-all: every fusion pass in order) unless --no-fusion,
 //   3. -mm-convert-float-type to the compute type (after fusion, whose patterns absorb the

@@ -6,6 +6,7 @@
 #include "compiler/support/Locations.h"
 #include "mm/MMDialect.h"
 #include "mm/MMOps.h"
+#include "mm/ModelContract.h"
 #include "mm/WeightExpr.h"
 #include "runtime/plan/PlanFormat.h"
 
@@ -149,6 +150,10 @@ public:
         return failure();
     if (failed(checkSegments()))
       return failure();
+    auto slots = findKvCacheSlots(fn_);
+    if (failed(slots))
+      return failure();
+    slots_ = std::move(*slots);
     return finish();
   }
 
@@ -538,12 +543,15 @@ private:
     std::vector<flatbuffers::Offset<fb::Value>> inputs, outputs;
     for (BlockArgument arg : fn_.getBody().front().getArguments()) {
       uint32_t id = ids_[arg];
-      inputs.push_back(fb::CreateValue(fbb_, fbb_.CreateString(records_[id].name), newId[id]));
+      inputs.push_back(fb::CreateValue(fbb_, fbb_.CreateString(records_[id].name), newId[id],
+                                       planRole(contract::argRole(fn_, arg.getArgNumber()))));
     }
-    for (const auto &[name, id] : outputs_)
-      outputs.push_back(fb::CreateValue(fbb_, fbb_.CreateString(name), newId[id]));
+    for (size_t i = 0; i < outputs_.size(); ++i)
+      outputs.push_back(fb::CreateValue(fbb_, fbb_.CreateString(outputs_[i].first),
+                                        newId[outputs_[i].second],
+                                        planRole(contract::resultRole(fn_, i))));
     std::vector<flatbuffers::Offset<fb::KvCacheSlot>> slots;
-    for (const KvCacheMatch &m : findKvCacheSlots(fn_))
+    for (const KvCacheMatch &m : slots_)
       slots.push_back(fb::CreateKvCacheSlot(
           fbb_, m.layer, m.isValue ? fb::KvKind::value : fb::KvKind::key, m.argIndex,
           m.resultIndex, opIndex.lookup(m.concat), static_cast<int32_t>(m.axis)));
@@ -558,7 +566,29 @@ private:
                               fbb_.CreateVector(outputs), fbb_.CreateVector(slots),
                               planned_ ? fbb_.CreateVector(segments)
                                        : flatbuffers::Offset<flatbuffers::Vector<
-                                             flatbuffers::Offset<fb::GraphSegment>>>());
+                                             flatbuffers::Offset<fb::GraphSegment>>>(),
+                              planRole(contract::functionRole(fn_)), kvLayout());
+  }
+
+  static fb::ValueRole planRole(contract::ValueRole role) {
+    static_assert(static_cast<int>(contract::ValueRole::kvPresent) ==
+                  static_cast<int>(fb::ValueRole::kv_present));
+    return static_cast<fb::ValueRole>(role);
+  }
+  static fb::FunctionRole planRole(contract::FunctionRole role) {
+    static_assert(static_cast<int>(contract::FunctionRole::decoder) ==
+                  static_cast<int>(fb::FunctionRole::decoder));
+    return static_cast<fb::FunctionRole>(role);
+  }
+
+  /// The contiguous layout of the KV-cache slots (rank 4, batch first, head dim last; the
+  /// heads on the axis of 1 and 2 that the sequence is not), or none without slots.
+  flatbuffers::Offset<fb::KvCacheLayout> kvLayout() {
+    if (slots_.empty())
+      return 0;
+    const int32_t sequence = static_cast<int32_t>(slots_.front().axis);
+    return fb::CreateKvCacheLayout(fbb_, fb::KvLayoutKind::contiguous, 0, sequence == 2 ? 1 : 2,
+                                   sequence, 3);
   }
 
   flatbuffers::FlatBufferBuilder &fbb_;
@@ -573,6 +603,7 @@ private:
   std::vector<std::pair<std::string, uint32_t>> outputs_;
   bool planned_ = false; ///< the function has mm.segments (-mm-plan-cuda-graphs ran)
   std::vector<SegmentRecord> segments_;
+  std::vector<KvCacheMatch> slots_;
 };
 
 } // namespace

@@ -1,11 +1,12 @@
-//===- KvCachePattern.cpp - find a decoder's KV-cache slots -----------------===//
+//===- KvCachePattern.cpp - a decoder's KV-cache slots, from the model contract -===//
 #include "compiler/plan/KvCachePattern.h"
 
 #include "mm/MMOps.h"
-
-#include "llvm/Support/Regex.h"
+#include "mm/ModelContract.h"
+#include "runtime/core/DimRules.h"
 
 using namespace mlir;
+using namespace mm::contract;
 
 namespace mm {
 
@@ -21,43 +22,37 @@ std::string resultName(func::FuncOp fn, unsigned i) {
   return "result" + std::to_string(i);
 }
 
-std::vector<KvCacheMatch> findKvCacheSlots(func::FuncOp fn) {
+FailureOr<std::vector<KvCacheMatch>> findKvCacheSlots(func::FuncOp fn) {
   std::vector<KvCacheMatch> out;
   if (fn.isExternal())
     return out;
   auto ret = dyn_cast<func::ReturnOp>(fn.getBody().front().getTerminator());
-  if (!ret)
-    return out;
-  llvm::Regex pastRe("^past_key_values\\.([0-9]+)\\.(key|value)$");
   for (unsigned a = 0; a < fn.getNumArguments(); ++a) {
-    SmallVector<StringRef, 3> m;
-    std::string name = argName(fn, a);
-    if (!pastRe.match(name, &m))
+    std::optional<KvPosition> kv = argKv(fn, a);
+    if (!kv || argRole(fn, a) != ValueRole::kvPast)
       continue;
-    std::string present = "present." + m[1].str() + "." + m[2].str();
-    for (OpOperand &use : fn.getArgument(a).getUses()) {
-      auto concat = dyn_cast<ConcatOp>(use.getOwner());
-      if (!concat || use.getOperandNumber() != 0 || concat->getNumOperands() != 2)
-        continue;
-      auto type = cast<RankedTensorType>(concat.getType());
-      int64_t axis = concat.getAxis();
-      if (axis < 0)
-        axis += type.getRank();
-      for (OpOperand &r : ret->getOpOperands())
-        if (r.get() == concat.getResult() && resultName(fn, r.getOperandNumber()) == present) {
-          KvCacheMatch match;
-          unsigned layer = 0;
-          if (m[1].getAsInteger(10, layer) || layer > 1000000)
-            continue;
-          match.layer = static_cast<int>(layer);
-          match.isValue = m[2] == "value";
-          match.argIndex = a;
-          match.resultIndex = r.getOperandNumber();
-          match.concat = concat;
-          match.axis = axis;
-          out.push_back(match);
-        }
-    }
+    int result = -1;
+    for (unsigned r = 0; ret && r < fn.getNumResults(); ++r)
+      if (resultRole(fn, r) == ValueRole::kvPresent && resultKv(fn, r) == kv)
+        result = static_cast<int>(r);
+    auto concat = result < 0 ? ConcatOp() : ret.getOperand(result).getDefiningOp<ConcatOp>();
+    if (!concat || concat->getNumOperands() != 2 || concat->getOperand(0) != fn.getArgument(a))
+      return fn.emitError() << "KV-cache input '" << argName(fn, a) << "' (layer " << kv->layer
+                            << (kv->isValue ? " value" : " key")
+                            << ") has no result that is concat(past, new) with its mm.kv";
+    auto type = cast<RankedTensorType>(concat.getType());
+    int64_t axis = dims::normalizeAxis(static_cast<int64_t>(concat.getAxis()), type.getRank())
+                       .value_or(-1);
+    if (axis != 1 && axis != 2)
+      return fn.emitError() << "KV-cache input '" << argName(fn, a) << "' appends along axis "
+                            << axis << ", not a sequence axis (1 or 2 of [batch, heads, "
+                            << "sequence, head_dim] or [batch, sequence, heads, head_dim])";
+    if (!out.empty() && out.front().axis != axis)
+      return fn.emitError() << "KV-cache input '" << argName(fn, a) << "' appends along axis "
+                            << axis << " but '" << argName(fn, out.front().argIndex)
+                            << "' along axis " << out.front().axis;
+    out.push_back({static_cast<int>(kv->layer), kv->isValue, a, static_cast<unsigned>(result),
+                   concat, axis});
   }
   return out;
 }

@@ -1,9 +1,10 @@
-//===- KvCachePattern.h - find a decoder's KV-cache slots -------------------===//
+//===- KvCachePattern.h - a decoder's KV-cache slots, from the model contract -===//
 //
-// A decoder exported with a KV cache (Hugging Face / Optimum naming) takes
-// past_key_values.<i>.key|value [batch, kv_heads, past, head_dim] and returns
-// present.<i>.key|value = concat(past, new, axis = 2). Each such concat is a KV-cache
-// slot: the runtime keeps the cache and writes only `new` into it in place.
+// -mm-raise-model-contract pairs each KV-cache input (role kv_past, `mm.kv = {layer,
+// kind}`) with the result that appends to it (role kv_present, the same `mm.kv`):
+// present = concat(past, new) along the sequence axis. Each pair is a KV-cache slot: the
+// runtime keeps the cache and writes only `new` into it in place. The passes after the
+// raising keep the concat; a pair whose concat is gone is an error here.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MM_COMPILER_PLAN_KVCACHEPATTERN_H
@@ -19,10 +20,10 @@ namespace mm {
 struct KvCacheMatch {
   int layer = 0;
   bool isValue = false;       ///< key or value
-  unsigned argIndex = 0;      ///< the past_key_values argument
-  unsigned resultIndex = 0;   ///< the present result
+  unsigned argIndex = 0;      ///< the kv_past argument
+  unsigned resultIndex = 0;   ///< the kv_present result
   mlir::Operation *concat = nullptr; ///< mm.concat(past, new)
-  int64_t axis = 0;           ///< non-negative concat axis
+  int64_t axis = 0;           ///< non-negative concat axis (the sequence axis)
 };
 
 /// The name of argument `i` (its `mm.name`, else "arg<i>").
@@ -30,9 +31,11 @@ std::string argName(mlir::func::FuncOp fn, unsigned i);
 /// The name of result `i` (its `mm.name`, else "result<i>").
 std::string resultName(mlir::func::FuncOp fn, unsigned i);
 
-/// Every argument past_key_values.<i>.<k> whose value feeds, as first operand, a 2-operand
-/// mm.concat whose result the function returns as present.<i>.<k>.
-std::vector<KvCacheMatch> findKvCacheSlots(mlir::func::FuncOp fn);
+/// The KV-cache slots of `fn`: each kv_past argument with the kv_present result of the
+/// same `mm.kv`, which must be a 2-operand mm.concat with the argument first. Emits an
+/// error at `fn` and fails when a pair has no such result or concat, appends along an axis
+/// other than 1 or 2, or when the slots do not all append along one axis.
+mlir::FailureOr<std::vector<KvCacheMatch>> findKvCacheSlots(mlir::func::FuncOp fn);
 
 } // namespace mm
 

@@ -5,6 +5,7 @@
 #include "compiler/plan/KvCachePattern.h"
 #include "compiler/plan/ModelConfig.h"
 #include "compiler/plan/PlanWriter.h"
+#include "mm/ModelContract.h"
 #include "runtime/plan/PlanFormat.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -18,11 +19,6 @@ namespace fb = mm::plan::fb;
 
 namespace mm {
 namespace {
-
-/// Functions a multimodal generator drives, by the names of the Optimum-style exports.
-constexpr const char *kVision = "vision_encoder";
-constexpr const char *kEmbed = "embed_tokens";
-constexpr const char *kDecoder = "decoder_model_merged";
 
 /// Static dim `d` of the type of value `v`, or -1.
 int64_t staticDim(Type type, int64_t d) {
@@ -41,13 +37,16 @@ int64_t reconcile(func::FuncOp decoder, const char *what, int64_t graph, int64_t
   return graph >= 0 ? graph : config;
 }
 
-/// GenerationInfo when the module has an embedding and a decoder with a KV cache.
+/// GenerationInfo when the module has functions with the embedding and decoder roles
+/// (-mm-raise-model-contract).
 FailureOr<flatbuffers::Offset<fb::GenerationInfo>>
 encodeGeneration(flatbuffers::FlatBufferBuilder &fbb, ModuleOp module, const PlanEmitOptions &options,
                  PlanStats &stats) {
-  auto decoder = module.lookupSymbol<func::FuncOp>(kDecoder);
-  auto embed = module.lookupSymbol<func::FuncOp>(kEmbed);
-  auto vision = module.lookupSymbol<func::FuncOp>(kVision);
+  using contract::FunctionRole;
+  using contract::ValueRole;
+  auto decoder = contract::functionWithRole(module, FunctionRole::decoder);
+  auto embed = contract::functionWithRole(module, FunctionRole::embedding);
+  auto vision = contract::functionWithRole(module, FunctionRole::visionEncoder);
   if (!decoder || !embed)
     return flatbuffers::Offset<fb::GenerationInfo>();
 
@@ -61,21 +60,21 @@ encodeGeneration(flatbuffers::FlatBufferBuilder &fbb, ModuleOp module, const Pla
   }
   stats.configPath = config.path;
 
-  std::vector<KvCacheMatch> slots = findKvCacheSlots(decoder);
+  auto slots = findKvCacheSlots(decoder);
+  if (failed(slots))
+    return failure();
   int64_t layers = -1, kvHeads = -1, headDim = -1;
-  for (const KvCacheMatch &m : slots) {
+  for (const KvCacheMatch &m : *slots) {
     layers = std::max<int64_t>(layers, m.layer + 1);
     Type past = decoder.getArgument(m.argIndex).getType();
-    kvHeads = staticDim(past, 1);
+    kvHeads = staticDim(past, m.axis == 2 ? 1 : 2); // the layouts findKvCacheSlots takes
     headDim = staticDim(past, -1);
   }
   int64_t hidden = -1, vocab = -1;
-  for (unsigned i = 0; i < decoder.getNumArguments(); ++i)
-    if (argName(decoder, i) == "inputs_embeds")
-      hidden = staticDim(decoder.getArgument(i).getType(), -1);
-  for (unsigned i = 0; i < decoder.getNumResults(); ++i)
-    if (resultName(decoder, i) == "logits")
-      vocab = staticDim(decoder.getResultTypes()[i], -1);
+  if (int i = contract::argWithRole(decoder, ValueRole::inputsEmbeds); i >= 0)
+    hidden = staticDim(decoder.getArgument(i).getType(), -1);
+  if (int i = contract::resultWithRole(decoder, ValueRole::logits); i >= 0)
+    vocab = staticDim(decoder.getResultTypes()[i], -1);
   if (vision && config.imageTokenId < 0)
     emitWarning(module.getLoc())
         << "no image token id: no config.json with image_token_index next to the model "

@@ -6,8 +6,8 @@
 // f32 islands and an f32 residual stream behind, see docs/fusion.md) computes in one type:
 //
 //  - arguments of another float type are cast to the target type on entry, results cast
-//    back to their type before the return; except the KV cache: arguments named
-//    past_key_values.* and results named present.* (`mm.name`) take the target type
+//    back to their type before the return; except the KV cache: arguments and results
+//    with roles kv_past / kv_present (-mm-raise-model-contract) take the target type
 //    themselves, so a decoder's cache is kept in the compute type and its
 //    concat(past, new) -> present stays recognisable;
 //  - every mm.weight of another float type gets a cast after it (the plan emitter folds a
@@ -29,6 +29,7 @@
 #include "compiler/transforms/Passes.h"
 #include "mm/MMDialect.h"
 #include "mm/MMOps.h"
+#include "mm/ModelContract.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -52,12 +53,6 @@ bool isConvertible(Type t, Type target) {
     return false;
   Type e = r.getElementType();
   return e.isF32() || e.isF16() || e.isBF16();
-}
-
-/// Whether `attrs` (an argument's or result's) names a KV-cache tensor with `prefix`.
-bool isKvCache(DictionaryAttr attrs, StringRef prefix) {
-  auto name = attrs ? attrs.getAs<StringAttr>("mm.name") : StringAttr();
-  return name && name.getValue().starts_with(prefix);
 }
 
 struct ConvertFloatTypePass : public mm::impl::ConvertFloatTypeBase<ConvertFloatTypePass> {
@@ -116,7 +111,7 @@ struct ConvertFloatTypePass : public mm::impl::ConvertFloatTypeBase<ConvertFloat
           activations.insert(arg);
         continue;
       }
-      if (isKvCache(fn.getArgAttrDict(arg.getArgNumber()), "past_key_values.")) {
+      if (mm::contract::argRole(fn, arg.getArgNumber()) == mm::contract::ValueRole::kvPast) {
         arg.setType(retype(arg.getType()));
         argTypes[arg.getArgNumber()] = arg.getType();
         activations.insert(arg);
@@ -132,7 +127,7 @@ struct ConvertFloatTypePass : public mm::impl::ConvertFloatTypeBase<ConvertFloat
           unsigned i = o.getOperandNumber();
           if (!activations.count(o.get()) || o.get().getType() == resultTypes[i])
             continue;
-          if (isKvCache(fn.getResultAttrDict(i), "present."))
+          if (mm::contract::resultRole(fn, i) == mm::contract::ValueRole::kvPresent)
             resultTypes[i] = o.get().getType();
           else
             o.set(b.create<mm::CastOp>(ret.getLoc(), resultTypes[i], o.get()));

@@ -9,6 +9,38 @@
 
 include "mlir/Pass/PassBase.td"
 
+def RaiseModelContract : Pass<"mm-raise-model-contract", "::mlir::ModuleOp"> {
+  let summary = "Raise the exporters' tensor names into function and value roles and KV-cache pairs";
+  let description = [{
+    Runs first, right after import; after it nothing matches tensor names (the model
+    contract: mm/ModelContract.h). Value roles come from the names the exporters use
+    (input_ids, inputs_embeds, attention_mask, position_ids, pixel_values; logits,
+    image_features), each only on a tensor of a fitting type. A past_key_values.<i>.<k>
+    (or past.<i>.<k>) argument and the present.<i>.<k> (or present_key_values.<i>.<k>)
+    result that is concat(past, new) along axis 1 or 2 of rank-4 tensors become a
+    KV-cache pair: roles kv_past / kv_present and `mm.kv = {layer, kind}`; an unpaired
+    past argument gets a warning saying why. Function roles come from the signatures
+    (decoder: a KV pair, logits and inputs_embeds or input_ids; embedding: input_ids in,
+    one float rank-3 result out; vision_encoder: pixel_values in, image features out);
+    two functions that fit one role get neither. Example:
+      func.func @decoder_model_merged(%e: tensor<1x?x8xf32> {mm.name = "inputs_embeds"},
+          %p: tensor<1x2x?x4xf32> {mm.name = "past_key_values.0.key"})
+          -> (tensor<1x?x16xf32> {mm.name = "logits"},
+              tensor<1x2x?x4xf32> {mm.name = "present.0.key"})
+    becomes
+      func.func @decoder_model_merged(
+          %e: tensor<1x?x8xf32> {mm.name = "inputs_embeds", mm.role = "inputs_embeds"},
+          %p: tensor<1x2x?x4xf32> {mm.kv = {kind = "key", layer = 0 : i64},
+                                   mm.name = "past_key_values.0.key", mm.role = "kv_past"})
+          -> (tensor<1x?x16xf32> {mm.name = "logits", mm.role = "logits"},
+              tensor<1x2x?x4xf32> {mm.kv = {kind = "key", layer = 0 : i64},
+                                   mm.name = "present.0.key", mm.role = "kv_present"})
+          attributes {mm.role = "decoder"}
+    when the second result is `mm.concat %p, %new {axis = 2}`. See RaiseModelContract.cpp.
+  }];
+  let dependentDialects = ["::mm::MMDialect"];
+}
+
 def FoldShapes : Pass<"mm-fold-shapes", "::mlir::func::FuncOp"> {
   let summary = "Fold the shape computations of exported graphs; express dynamic ones by dims";
   let description = [{
@@ -149,7 +181,7 @@ def ConvertFloatType : Pass<"mm-convert-float-type", "::mlir::func::FuncOp"> {
   let description = [{
     Arguments of another float type (f32, f16 or bf16; f64 stays) are cast to `to` on
     entry and results cast back to their type before the return (except the KV cache:
-    past_key_values.* arguments and present.* results take `to` themselves); every mm.weight
+    arguments and results with roles kv_past / kv_present take `to` themselves); every mm.weight
     of another float type gets a cast (folded into a converted weight by the plan emitter);
     an op with an activation operand (computed from a float argument or a weight) is
     converted (its other float operands cast, its float results retyped). Values computed

@@ -171,7 +171,7 @@ void CudaExecutor::markStepsIntoAttention() {
     for (uint32_t t : fn.ops[i].inputs)
       reader[t] = i;
   // The one device mm.attention reading tensor t (and no other op reading it), or null.
-  // (The appends' results are also present.* outputs, which a cache serves.)
+  // (The appends' results are also the KV-cache outputs, which a cache serves.)
   auto onlyAttention = [&](uint32_t t) -> const OpInfo * {
     if (uses[t] != 1)
       return nullptr;
@@ -519,7 +519,7 @@ std::vector<DeviceTensor> CudaExecutor::finishOutputs(std::vector<Value> &values
     DeviceTensor t;
     t.dtype = v.dtype;
     if (v.kvSlot >= 0 || !v.set) {
-      outs.push_back(t); // present.*: the cache holds them
+      outs.push_back(t); // a KV-cache output: the cache holds it
       continue;
     }
     t.shape = v.shape;

@@ -118,9 +118,9 @@ public:
 
   /// Records and issues the function on the context's stream without waiting for it.
   /// `inputs` follow function().inputs (validated like the CPU executor: dtype, rank,
-  /// static dims); with `cache`, the past_key_values inputs are left empty and the step's
+  /// static dims); with `cache`, the KV-cache inputs are left empty and the step's
   /// keys/values are appended to the cache. Returns the outputs in device memory (valid
-  /// until the next run of this executor; the present.* outputs empty with a cache).
+  /// until the next run of this executor; the KV-cache outputs empty with a cache).
   std::vector<DeviceTensor> run(const std::vector<RunInput> &inputs, DeviceKvCache *cache = nullptr);
   /// run() with host inputs, then copies the outputs to the host (synchronises).
   std::vector<Tensor> runToHost(const std::vector<Tensor> &inputs);

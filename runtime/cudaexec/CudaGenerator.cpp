@@ -57,15 +57,15 @@ DeviceTensor CudaGenerator::decoderStep(const DeviceTensor &embeds, int64_t seq)
   const int64_t past = cache_->length();
   std::vector<RunInput> inputs(fn.inputs.size());
   for (size_t i = 0; i < fn.inputs.size(); ++i) {
-    const std::string &name = fn.inputs[i].name;
+    const ValueRole role = fn.inputs[i].role;
     DType t = fn.tensors[fn.inputs[i].tensor].dtype;
-    if (name == "inputs_embeds") {
+    if (role == ValueRole::inputsEmbeds) {
       inputs[i].tensor.dtype = embeds.dtype;
       inputs[i].tensor.shape = embeds.shape;
       inputs[i].tensor.data = embeds.data;
       inputs[i].onDevice = true;
-    } else if (name == "attention_mask" || name == "position_ids") {
-      inputs[i].tensor = maskOrPositions(name, t, past, seq);
+    } else if (role == ValueRole::attentionMask || role == ValueRole::positionIds) {
+      inputs[i].tensor = maskOrPositions(role, t, past, seq);
     }
   }
   return decoder_->run(inputs, cache_.get())[static_cast<size_t>(logitsOutput_)];

@@ -15,9 +15,12 @@ DeviceKvCache::DeviceKvCache(const FunctionInfo &decoder, int64_t batch, int64_t
   for (const KvSlotInfo &slot : decoder.kvSlots) {
     const ValueInfo &past = decoder.inputs[slot.pastInput];
     const TensorInfo &t = decoder.tensors[past.tensor];
-    if (t.shape.size() != 4 || slot.axis != 2 || t.shape[1] < 0 || t.shape[3] < 0)
+    const KvCacheLayout &l = decoder.kvLayout;
+    if (l.batchAxis != 0 || l.headsAxis != 1 || l.sequenceAxis != 2 || l.headDimAxis != 3 ||
+        t.shape[1] < 0 || t.shape[3] < 0)
       fail("KV cache: '", past.name, "' is ", shapeString(t.shape), " with the sequence on axis ",
-           slot.axis, "; the CUDA backend takes [batch, kv_heads, past, head_dim]");
+           l.sequenceAxis, " and the heads on axis ", l.headsAxis,
+           "; the CUDA backend takes [batch, kv_heads, past, head_dim] with static heads and head dim");
     if (t.shape[0] >= 0 && t.shape[0] != batch)
       fail("KV cache: '", past.name, "' has batch ", t.shape[0], ", not ", batch);
     heads_.push_back(t.shape[1]);

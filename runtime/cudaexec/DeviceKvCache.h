@@ -1,7 +1,7 @@
 //===- DeviceKvCache.h - the decoder's KV cache in device memory -------------===//
 //
 // The CUDA counterpart of runtime/exec/KvCache.h: one buffer per layer and key/value
-// ([batch, kvHeads, capacity, headDim], the layout of the plan's past_key_values inputs
+// ([batch, kvHeads, capacity, headDim], the layout of the plan's KV-cache inputs
 // with the sequence axis 2), plus the number of filled positions per sequence as i32 in
 // device memory (the kernels read it, so one captured CUDA graph serves every decode step)
 // and its host mirror (for shapes; every sequence has the same length at batch 1..B here).

@@ -51,9 +51,9 @@ public:
   const FunctionInfo &function() const { return *fn_; }
 
   /// Runs the function. `inputs` follow function().inputs. With `cache` (built for this
-  /// function), the past_key_values inputs must be left empty (default Tensor): they are
+  /// function), the KV-cache inputs (role kv_past) must be left empty (default Tensor): they are
   /// views of the cache; the step's new keys/values are appended to it and its length
-  /// advanced; the present.* outputs are then returned empty (the cache holds them).
+  /// advanced; the KV-cache outputs (kv_present) are then returned empty (the cache holds them).
   /// Returns the outputs in function().outputs order.
   std::vector<Tensor> run(const std::vector<Tensor> &inputs, KvCache *cache = nullptr);
 
@@ -113,12 +113,12 @@ std::string signatureString(const TensorInfo &t);
 bool fitsDeclaredShape(const TensorInfo &t, const Shape &shape);
 
 /// Orders named inputs like fn.inputs (for any backend); throws Error for an unknown or a
-/// missing name (past_key_values inputs may be missing when `forCache`).
+/// missing name (KV-cache inputs may be missing when `forCache`).
 std::vector<Tensor> orderInputs(const FunctionInfo &fn, const std::map<std::string, Tensor> &named,
                                 bool forCache = false);
 
 /// Checks `inputs` against fn's signature (count, dtype, rank, static dims, one value per
-/// symbolic dim name; with a KV cache the past_key_values inputs must be empty); throws
+/// symbolic dim name; with a KV cache the KV-cache inputs must be empty); throws
 /// Error such as "input 'pixel_values': expected f32 [batch, 3, 64, 64], got f32 [1, 3, 32, 32]".
 void checkInputs(const FunctionInfo &fn, const std::vector<Tensor> &inputs, bool withCache);
 

@@ -27,19 +27,28 @@ int checkDecoder(const Plan &plan, const FunctionInfo &dec) {
   if (dec.kvSlots.empty())
     fail(plan.origin(), ": decoder '", dec.name, "' has no KV-cache slots");
   for (size_t i = 0; i < dec.inputs.size(); ++i) {
-    const std::string &name = dec.inputs[i].name;
+    const ValueRole role = dec.inputs[i].role;
     bool past = std::any_of(dec.kvSlots.begin(), dec.kvSlots.end(),
                             [&](const KvSlotInfo &s) { return s.pastInput == i; });
-    if (!past && name != "inputs_embeds" && name != "attention_mask" && name != "position_ids")
-      fail(plan.origin(), ": decoder input '", name, "' is not one the generator can fill "
-                          "(inputs_embeds, attention_mask, position_ids, past_key_values.*)");
+    if (!past && role != ValueRole::inputsEmbeds && role != ValueRole::attentionMask &&
+        role != ValueRole::positionIds)
+      fail(plan.origin(), ": decoder input '", dec.inputs[i].name, "' (role ", roleName(role),
+           ") is not one the generator can fill (roles inputs_embeds, attention_mask, "
+           "position_ids, or a KV-cache slot's kv_past)");
   }
-  return std::max(dec.outputIndex("logits"), 0);
+  if (dec.inputWithRole(ValueRole::inputsEmbeds) < 0)
+    fail(plan.origin(), ": decoder '", dec.name, "' has no input of role inputs_embeds");
+  const int logits = dec.outputWithRole(ValueRole::logits);
+  if (logits < 0)
+    fail(plan.origin(), ": decoder '", dec.name, "' has no output of role logits");
+  return logits;
 }
 
 void checkEmbed(const FunctionInfo &embed) {
-  if (embed.inputs.size() != 1 || embed.outputs.size() != 1)
-    fail("embedding function '", embed.name, "' must take input_ids and return inputs_embeds");
+  if (embed.inputs.size() != 1 || embed.outputs.size() != 1 ||
+      embed.inputs[0].role != ValueRole::inputIds)
+    fail("embedding function '", embed.name, "' must take one input of role input_ids and "
+         "return one result (inputs_embeds)");
 }
 
 void checkEmbeddings(const FunctionInfo &embed, const Shape &shape, size_t tokens) {
@@ -125,8 +134,8 @@ Tensor rowOf(DType t, const std::vector<int64_t> &values) {
   return out;
 }
 
-Tensor maskOrPositions(const std::string &name, DType t, int64_t past, int64_t seq) {
-  if (name == "attention_mask")
+Tensor maskOrPositions(ValueRole role, DType t, int64_t past, int64_t seq) {
+  if (role == ValueRole::attentionMask)
     return rowOf(t, std::vector<int64_t>(static_cast<size_t>(past + seq), 1));
   std::vector<int64_t> pos(static_cast<size_t>(seq));
   for (int64_t s = 0; s < seq; ++s)

@@ -22,12 +22,12 @@ double msSince(Clock::time_point start);
 
 /// Throws Error unless the plan has generation metadata (embedding and decoder functions).
 void requireGenerationInfo(const Plan &plan);
-/// Checks the decoder (KV-cache slots; every input one of inputs_embeds, attention_mask,
-/// position_ids or a past_key_values slot) and returns the index of its logits output
-/// ("logits", else 0). Throws Error naming the plan and the input.
+/// Checks the decoder (KV-cache slots; an input of role inputs_embeds; every input of role
+/// inputs_embeds, attention_mask or position_ids, or a slot's kv_past) and returns the
+/// index of its output of role logits. Throws Error naming the plan and the input.
 int checkDecoder(const Plan &plan, const FunctionInfo &decoder);
-/// Throws Error unless the embedding function takes one input (input_ids) and returns one
-/// result (inputs_embeds).
+/// Throws Error unless the embedding function takes one input, of role input_ids, and
+/// returns one result (inputs_embeds).
 void checkEmbed(const FunctionInfo &embed);
 /// Throws Error unless the embedding function returned [1, tokens, hidden].
 void checkEmbeddings(const FunctionInfo &embed, const Shape &shape, size_t tokens);
@@ -51,8 +51,8 @@ int64_t checkRequest(const GenerationInfo &g, const std::vector<int64_t> &inputI
 /// A [1, n] host tensor of dtype `t` (i64, i32, f32 or bool) holding `values`.
 Tensor rowOf(DType t, const std::vector<int64_t> &values);
 /// The decoder's attention_mask (all ones, past + seq) or position_ids (past .. past+seq-1)
-/// for input `name`, as [1, n] of dtype `t`.
-Tensor maskOrPositions(const std::string &name, DType t, int64_t past, int64_t seq);
+/// for an input of role `role`, as [1, n] of dtype `t`.
+Tensor maskOrPositions(ValueRole role, DType t, int64_t past, int64_t seq);
 
 /// Indices of the image tokens in the prompt.
 std::vector<size_t> imageTokenPositions(const GenerationInfo &g, const std::vector<int64_t> &ids);

@@ -50,12 +50,12 @@ Tensor Generator::decoderStep(const Tensor &embeds, KvCache &cache) {
   const int64_t past = cache.length();
   std::vector<Tensor> inputs(fn.inputs.size());
   for (size_t i = 0; i < fn.inputs.size(); ++i) {
-    const std::string &name = fn.inputs[i].name;
+    const ValueRole role = fn.inputs[i].role;
     DType t = fn.tensors[fn.inputs[i].tensor].dtype;
-    if (name == "inputs_embeds")
+    if (role == ValueRole::inputsEmbeds)
       inputs[i] = embeds;
-    else if (name == "attention_mask" || name == "position_ids")
-      inputs[i] = maskOrPositions(name, t, past, seq);
+    else if (role == ValueRole::attentionMask || role == ValueRole::positionIds)
+      inputs[i] = maskOrPositions(role, t, past, seq);
   }
   std::vector<Tensor> out = decoder_->run(inputs, &cache);
   return out[static_cast<size_t>(logitsOutput_)];

@@ -8,8 +8,8 @@ namespace mm::rt {
 KvCache::KvCache(const FunctionInfo &decoder, int64_t batch, int64_t capacity)
     : function_(&decoder), batch_(batch), capacity_(capacity) {
   if (decoder.kvSlots.empty())
-    fail("function '", decoder.name, "' has no KV-cache slots (no past_key_values.* input "
-         "feeding a concat returned as present.*)");
+    fail("function '", decoder.name, "' has no KV-cache slots (no KV-cache input appended "
+         "into a KV-cache output)");
   if (batch <= 0 || capacity <= 0)
     fail("KV cache: batch (", batch, ") and capacity (", capacity, ") must be positive");
   for (const KvSlotInfo &slot : decoder.kvSlots) {

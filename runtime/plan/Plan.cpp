@@ -30,6 +30,31 @@ int FunctionInfo::outputIndex(const std::string &name) const {
   return -1;
 }
 
+int FunctionInfo::inputWithRole(ValueRole role) const {
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i].role == role)
+      return static_cast<int>(i);
+  return -1;
+}
+
+int FunctionInfo::outputWithRole(ValueRole role) const {
+  for (size_t i = 0; i < outputs.size(); ++i)
+    if (outputs[i].role == role)
+      return static_cast<int>(i);
+  return -1;
+}
+
+static_assert(static_cast<int>(ValueRole::kvPresent) == static_cast<int>(plan::fb::ValueRole::MAX));
+static_assert(static_cast<int>(FunctionRole::decoder) == static_cast<int>(plan::fb::FunctionRole::MAX));
+
+const char *roleName(ValueRole role) {
+  return plan::fb::EnumNameValueRole(static_cast<plan::fb::ValueRole>(role));
+}
+
+const char *roleName(FunctionRole role) {
+  return plan::fb::EnumNameFunctionRole(static_cast<plan::fb::FunctionRole>(role));
+}
+
 const FunctionInfo *Plan::findFunction(const std::string &name) const {
   for (const FunctionInfo &f : functions_)
     if (f.name == name)
@@ -200,12 +225,45 @@ private:
     f.inputs = decodeValues(ff.inputs(), nt, where + " input");
     f.outputs = decodeValues(ff.outputs(), nt, where + " output");
     checkDataflow(f, where);
+    if (ff.role() > plan::fb::FunctionRole::MAX)
+      bad(where, ": unknown role ", static_cast<int>(ff.role()));
+    f.role = static_cast<FunctionRole>(ff.role());
     if (ff.kv_cache())
       for (uint32_t i = 0; i < ff.kv_cache()->size(); ++i)
         f.kvSlots.push_back(decodeKvSlot(*ff.kv_cache()->Get(i), f,
                                          where + " kv_cache[" + std::to_string(i) + "]"));
+    decodeKvLayout(ff, f, where);
     decodeSegments(ff, f, where);
     return f;
+  }
+
+  /// A function with KV-cache slots has a layout: contiguous, rank-4 buffers, its axes a
+  /// permutation of 0..3 with the sequence on every slot's axis; one without has none.
+  void decodeKvLayout(const plan::fb::Function &ff, FunctionInfo &f, const std::string &where) {
+    const plan::fb::KvCacheLayout *l = ff.kv_layout();
+    if (f.kvSlots.empty()) {
+      if (l)
+        bad(where, ": kv_layout without KV-cache slots");
+      return;
+    }
+    if (!l)
+      bad(where, ": KV-cache slots without a kv_layout");
+    if (l->kind() != plan::fb::KvLayoutKind::contiguous)
+      bad(where, " kv_layout: unknown kind ", static_cast<int>(l->kind()));
+    f.kvLayout = {l->batch_axis(), l->heads_axis(), l->sequence_axis(), l->head_dim_axis()};
+    std::set<int32_t> axes{f.kvLayout.batchAxis, f.kvLayout.headsAxis, f.kvLayout.sequenceAxis,
+                           f.kvLayout.headDimAxis};
+    if (axes != std::set<int32_t>{0, 1, 2, 3})
+      bad(where, " kv_layout: axes batch ", f.kvLayout.batchAxis, ", heads ", f.kvLayout.headsAxis,
+          ", sequence ", f.kvLayout.sequenceAxis, ", head dim ", f.kvLayout.headDimAxis,
+          " are not a permutation of 0..3");
+    for (const KvSlotInfo &s : f.kvSlots) {
+      const ValueInfo &past = f.inputs[s.pastInput];
+      if (f.tensors[past.tensor].shape.size() != 4 || s.axis != f.kvLayout.sequenceAxis)
+        bad(where, " kv_layout: input '", past.name, "' is ",
+            shapeString(f.tensors[past.tensor].shape), " appended along axis ", s.axis,
+            "; the layout has rank 4 and the sequence on axis ", f.kvLayout.sequenceAxis);
+    }
   }
 
   /// Segments are ordered, disjoint op ranges; every device op names the segment whose
@@ -354,6 +412,9 @@ private:
       return out;
     for (uint32_t i = 0; i < v->size(); ++i) {
       ValueInfo value{v->Get(i)->name()->str(), v->Get(i)->tensor()};
+      if (v->Get(i)->role() > plan::fb::ValueRole::MAX)
+        bad(where, " ", i, " '", value.name, "': unknown role ", static_cast<int>(v->Get(i)->role()));
+      value.role = static_cast<ValueRole>(v->Get(i)->role());
       if (value.tensor >= numTensors)
         bad(where, " ", i, " '", value.name, "': tensor id ", value.tensor, " out of range (",
             numTensors, " tensors)");
@@ -431,6 +492,10 @@ private:
         op.inputs[0] != f.inputs[s.pastInput].tensor ||
         op.outputs[0] != f.outputs[s.presentOutput].tensor)
       bad(where, ": op ", s.appendOp, " is not concat(past, new) -> present");
+    if (f.inputs[s.pastInput].role != ValueRole::kvPast ||
+        f.outputs[s.presentOutput].role != ValueRole::kvPresent)
+      bad(where, ": input '", f.inputs[s.pastInput].name, "' and output '",
+          f.outputs[s.presentOutput].name, "' do not have roles kv_past and kv_present");
     const TensorInfo &past = f.tensors[op.inputs[0]];
     if (s.axis < 0 || s.axis >= static_cast<int32_t>(past.shape.size()))
       bad(where, ": axis ", s.axis, " out of range for rank ", past.shape.size());
@@ -443,9 +508,20 @@ private:
     out.visionFunction = str(g.vision_function());
     out.embedFunction = str(g.embed_function());
     out.decoderFunction = str(g.decoder_function());
-    for (const std::string *name : {&out.visionFunction, &out.embedFunction, &out.decoderFunction})
-      if (!name->empty() && !plan_.findFunction(*name))
+    const std::pair<const std::string *, FunctionRole> named[] = {
+        {&out.visionFunction, FunctionRole::visionEncoder},
+        {&out.embedFunction, FunctionRole::embedding},
+        {&out.decoderFunction, FunctionRole::decoder}};
+    for (const auto &[name, role] : named) {
+      if (name->empty())
+        continue;
+      const FunctionInfo *f = plan_.findFunction(*name);
+      if (!f)
         bad("GenerationInfo names function '", *name, "' which the plan does not have");
+      if (f->role != role)
+        bad("GenerationInfo names '", *name, "' as the ", roleName(role), " but its role is ",
+            roleName(f->role));
+    }
     out.imageTokenId = g.image_token_id();
     out.bosTokenId = g.bos_token_id();
     if (aligned(g.eos_token_ids(), "GenerationInfo.eos_token_ids"))

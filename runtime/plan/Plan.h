@@ -62,10 +62,24 @@ struct SegmentInfo {
   std::string endReason;
 };
 
+/// What a function argument or result means (ValueRole in plan.fbs): the runtime binds
+/// generation inputs and reads outputs by role, never by name.
+enum class ValueRole : uint8_t {
+  none, inputIds, inputsEmbeds, attentionMask, positionIds, pixelValues, imageFeatures,
+  logits, kvPast, kvPresent
+};
+/// What a function is for (FunctionRole in plan.fbs).
+enum class FunctionRole : uint8_t { none, visionEncoder, embedding, decoder };
+/// "input_ids", ..., "kv_present"; "none".
+const char *roleName(ValueRole role);
+/// "vision_encoder", "embedding", "decoder"; "none".
+const char *roleName(FunctionRole role);
+
 /// A named function argument or result.
 struct ValueInfo {
   std::string name;
   uint32_t tensor = 0;
+  ValueRole role = ValueRole::none;
 };
 
 enum class KvKind : uint8_t { key, value };
@@ -80,13 +94,22 @@ struct KvSlotInfo {
   int32_t axis = 2;
 };
 
+/// How a decoder's KV-cache buffers are laid out (KvCacheLayout in plan.fbs): contiguous,
+/// rank 4, the axes of batch, KV heads, sequence and head dim (a permutation of 0..3).
+struct KvCacheLayout {
+  int32_t batchAxis = 0, headsAxis = 1, sequenceAxis = 2, headDimAxis = 3;
+};
+
 struct FunctionInfo {
   std::string name;
+  FunctionRole role = FunctionRole::none;
   std::vector<TensorInfo> tensors;
   std::vector<OpInfo> ops;
   std::vector<ValueInfo> inputs;
   std::vector<ValueInfo> outputs;
   std::vector<KvSlotInfo> kvSlots;
+  /// The layout of every slot's buffer; meaningful when kvSlots is not empty.
+  KvCacheLayout kvLayout;
   /// CUDA-graph segments in op order; empty when unplanned or no op runs on the device.
   std::vector<SegmentInfo> segments;
 
@@ -94,6 +117,9 @@ struct FunctionInfo {
   int inputIndex(const std::string &name) const;
   /// Index of the output named `name`, or -1.
   int outputIndex(const std::string &name) const;
+  /// Index of the first input / output with role `role`, or -1.
+  int inputWithRole(ValueRole role) const;
+  int outputWithRole(ValueRole role) const;
 };
 
 /// Runtime metadata of a multimodal generator (see GenerationInfo in plan.fbs).

@@ -51,3 +51,28 @@ func.func @mixed(%x: tensor<3xf32>, %d: tensor<3xf64>, %i: tensor<3xi64>)
   %ii = mm.add %i, %i : tensor<3xi64>, tensor<3xi64> -> tensor<3xi64>
   return %g, %dd, %ii : tensor<3xi1>, tensor<3xf64>, tensor<3xi64>
 }
+
+// -----
+
+// The KV cache takes the target type itself, found by its roles (kv_past / kv_present),
+// not by its names; an argument named like a cache without the roles is cast on entry.
+// CHECK-LABEL: func.func @kv_step
+// CHECK-SAME: %[[N:[^:]*]]: tensor<1x1x1x2xf32>
+// CHECK-SAME: %[[P:[^:]*]]: tensor<1x1x?x2xbf16> {mm.kv = {kind = "key", layer = 0 : i64}, mm.role = "kv_past"}
+// CHECK-SAME: %[[Q:[^:]*]]: tensor<1x1x?x2xf32> {mm.name = "past_key_values.0.value"}
+// CHECK-SAME: -> (tensor<1x1x?x2xbf16> {mm.kv = {kind = "key", layer = 0 : i64}, mm.role = "kv_present"}, tensor<1x1x?x2xf32>)
+// CHECK: %[[NC:.*]] = mm.cast %[[N]] : tensor<1x1x1x2xf32> -> tensor<1x1x1x2xbf16>
+// CHECK: %[[QC:.*]] = mm.cast %[[Q]] : tensor<1x1x?x2xf32> -> tensor<1x1x?x2xbf16>
+// CHECK: %[[K:.*]] = mm.concat %[[P]], %[[NC]]
+// CHECK: %[[V:.*]] = mm.concat %[[QC]], %[[NC]]
+// CHECK: %[[VC:.*]] = mm.cast %[[V]] : tensor<1x1x?x2xbf16> -> tensor<1x1x?x2xf32>
+// CHECK: return %[[K]], %[[VC]]
+func.func @kv_step(%n: tensor<1x1x1x2xf32>,
+    %p: tensor<1x1x?x2xf32> {mm.role = "kv_past", mm.kv = {layer = 0 : i64, kind = "key"}},
+    %q: tensor<1x1x?x2xf32> {mm.name = "past_key_values.0.value"})
+    -> (tensor<1x1x?x2xf32> {mm.role = "kv_present", mm.kv = {layer = 0 : i64, kind = "key"}},
+        tensor<1x1x?x2xf32>) {
+  %k = mm.concat %p, %n {axis = 2 : i64} : tensor<1x1x?x2xf32>, tensor<1x1x1x2xf32> -> tensor<1x1x?x2xf32>
+  %v = mm.concat %q, %n {axis = 2 : i64} : tensor<1x1x?x2xf32>, tensor<1x1x1x2xf32> -> tensor<1x1x?x2xf32>
+  return %k, %v : tensor<1x1x?x2xf32>, tensor<1x1x?x2xf32>
+}

@@ -437,12 +437,18 @@ TPlan generationPlan() {
   v.ops = {{"test.vision", {0}, {1}, {}}};
   v.inputs = {{"pixel_values", 0}};
   v.outputs = {{"image_features", 1}};
+  v.role = FunctionRole::visionEncoder;
+  v.inputRoles = {ValueRole::pixelValues};
+  v.outputRoles = {ValueRole::imageFeatures};
   TFunction e{"embed_tokens"};
   e.tensors = {{DType::i64, {1, -1}, {"batch", "seq"}, TensorKind::input, "input_ids"},
                {DType::f32, {1, -1, 2}, {}, TensorKind::activation, "e", 0, {}, 0, 1}};
   e.ops = {{"test.embed", {0}, {1}, {}}};
   e.inputs = {{"input_ids", 0}};
   e.outputs = {{"inputs_embeds", 1}};
+  e.role = FunctionRole::embedding;
+  e.inputRoles = {ValueRole::inputIds};
+  e.outputRoles = {ValueRole::inputsEmbeds};
   TFunction d{"decoder_model_merged"};
   d.tensors = {{DType::f32, {1, -1, 2}, {}, TensorKind::input, "inputs_embeds"},
                {DType::i64, {1, -1}, {}, TensorKind::input, "attention_mask"},
@@ -453,9 +459,13 @@ TPlan generationPlan() {
                {DType::f32, {1, -1, 8}, {}, TensorKind::activation, "logits", 0, {}, 2, 3}};
   d.ops = {{"test.to_kv", {0}, {4}, {}}, {"mm.concat", {3, 4}, {5}, {{"axis", 2}}},
            {"test.logits", {5, 2}, {6}, {}}};
-  d.inputs = {{"inputs_embeds", 0}, {"attention_mask", 1}, {"position_ids", 2}, {"past_key_values.0.key", 3}};
-  d.outputs = {{"logits", 6}, {"present.0.key", 5}};
+  // Names no exporter uses: the generator binds by role.
+  d.inputs = {{"h", 0}, {"mask", 1}, {"pos", 2}, {"cache_k0", 3}};
+  d.outputs = {{"scores", 6}, {"cache_k0_out", 5}};
   d.slots = {{0, false, 3, 1, 1, 2}};
+  d.role = FunctionRole::decoder;
+  d.inputRoles = {ValueRole::inputsEmbeds, ValueRole::attentionMask, ValueRole::positionIds};
+  d.outputRoles = {ValueRole::logits};
   p.functions = {v, e, d};
   p.generation = true;
   p.vision = "vision_encoder";
@@ -505,6 +515,30 @@ TEST(Generator, ImageTokenCountMustMatchTheFeatures) {
   EXPECT_EQ(runError([&] { gen.generate(nullptr, {1, 9, 9, 2}, {}); }),
             "the prompt has 2 image tokens (id 9) but the image gives 0 image features");
   EXPECT_EQ(runError([&] { gen.generate(nullptr, {}, {}); }), "the prompt (input ids) is empty");
+}
+
+/// The exception message of constructing a Generator over `p`.
+std::string generatorError(const TPlan &p) {
+  cpu::KernelRegistry kernels = generationKernels();
+  return runError([&] { Generator gen(loadPlanBytes(buildPlanBytes(p)), kernels); });
+}
+
+TEST(Generator, NeedsTheRolesItBindsNotTheNames) {
+  TPlan p = generationPlan();
+  p.functions[2].outputRoles = {ValueRole::none};
+  EXPECT_EQ(generatorError(p), "test.plan: decoder 'decoder_model_merged' has no output of role logits");
+  p = generationPlan();
+  p.functions[2].inputRoles[2] = ValueRole::none;
+  EXPECT_EQ(generatorError(p),
+            "test.plan: decoder input 'pos' (role none) is not one the generator can fill (roles "
+            "inputs_embeds, attention_mask, position_ids, or a KV-cache slot's kv_past)");
+  p = generationPlan();
+  p.functions[2].inputRoles[0] = ValueRole::positionIds;
+  EXPECT_EQ(generatorError(p), "test.plan: decoder 'decoder_model_merged' has no input of role inputs_embeds");
+  p = generationPlan();
+  p.functions[1].inputRoles = {ValueRole::none};
+  EXPECT_EQ(generatorError(p), "embedding function 'embed_tokens' must take one input of role "
+                               "input_ids and return one result (inputs_embeds)");
 }
 
 } // namespace

@@ -223,6 +223,74 @@ TEST(PlanLoader, RejectsBadSegments) {
   EXPECT_NE(loadError(buildPlanBytes(p)).find("unknown placement 7"), std::string::npos);
 }
 
+/// step(x [1,2,seq,3], past [1,2,past,3]) -> present = concat(past, x, axis 2): one
+/// KV-cache slot, with roles written by the test util.
+TPlan slotPlan() {
+  TPlan p;
+  TFunction f{"step"};
+  f.tensors = {{rt::DType::f32, {1, 2, -1, 3}, {}, rt::TensorKind::input, "x"},
+               {rt::DType::f32, {1, 2, -1, 3}, {}, rt::TensorKind::input, "past"},
+               {rt::DType::f32, {1, 2, -1, 3}, {}, rt::TensorKind::activation, "present", 0, {}, 0, 1}};
+  f.ops = {{"mm.concat", {1, 0}, {2}, {{"axis", 2}}}};
+  f.inputs = {{"x", 0}, {"past", 1}};
+  f.outputs = {{"present", 2}};
+  f.slots = {{0, false, 1, 0, 0, 2}};
+  p.functions = {f};
+  return p;
+}
+
+TEST(PlanLoader, DecodesRolesAndTheKvCacheLayout) {
+  TPlan p = slotPlan();
+  p.functions[0].role = rt::FunctionRole::decoder;
+  p.functions[0].inputRoles = {rt::ValueRole::inputsEmbeds};
+  auto plan = loadPlanBytes(buildPlanBytes(p));
+  const rt::FunctionInfo &f = plan->function("step");
+  EXPECT_EQ(f.role, rt::FunctionRole::decoder);
+  EXPECT_EQ(f.inputs[0].role, rt::ValueRole::inputsEmbeds);
+  EXPECT_EQ(f.inputs[1].role, rt::ValueRole::kvPast);
+  EXPECT_EQ(f.outputs[0].role, rt::ValueRole::kvPresent);
+  EXPECT_EQ(f.inputWithRole(rt::ValueRole::kvPast), 1);
+  EXPECT_EQ(f.outputWithRole(rt::ValueRole::logits), -1);
+  EXPECT_EQ(f.kvLayout.sequenceAxis, 2);
+  EXPECT_EQ(f.kvLayout.headsAxis, 1);
+  EXPECT_STREQ(rt::roleName(f.inputs[1].role), "kv_past");
+  EXPECT_STREQ(rt::roleName(f.role), "decoder");
+}
+
+TEST(PlanLoader, RejectsABrokenModelContract) {
+  TPlan p = slotPlan();
+  p.functions[0].inputRoles = {rt::ValueRole::none, rt::ValueRole::positionIds};
+  EXPECT_NE(loadError(buildPlanBytes(p)).find("input 'past' and output 'present' do not have roles kv_past and kv_present"),
+            std::string::npos);
+  p = slotPlan();
+  p.functions[0].outputRoles = {static_cast<rt::ValueRole>(42)};
+  EXPECT_NE(loadError(buildPlanBytes(p)).find("output 0 'present': unknown role 42"), std::string::npos);
+  p = slotPlan();
+  p.functions[0].role = static_cast<rt::FunctionRole>(9);
+  EXPECT_NE(loadError(buildPlanBytes(p)).find("function 'step': unknown role 9"), std::string::npos);
+  p = slotPlan();
+  p.functions[0].omitKvLayout = true;
+  EXPECT_NE(loadError(buildPlanBytes(p)).find("KV-cache slots without a kv_layout"), std::string::npos);
+  p = slotPlan();
+  p.functions[0].kvLayout = rt::KvCacheLayout{0, 1, 2, 2};
+  EXPECT_NE(loadError(buildPlanBytes(p)).find("axes batch 0, heads 1, sequence 2, head dim 2 are not a permutation of 0..3"),
+            std::string::npos);
+  p = slotPlan();
+  p.functions[0].kvLayout = rt::KvCacheLayout{0, 2, 1, 3};
+  EXPECT_NE(loadError(buildPlanBytes(p)).find("input 'past' is [1, 2, -1, 3] appended along axis 2; the layout has rank 4 and the sequence on axis 1"),
+            std::string::npos);
+  p = addPlan();
+  p.functions[0].kvLayout = rt::KvCacheLayout{};
+  EXPECT_NE(loadError(buildPlanBytes(p)).find("function 'f': kv_layout without KV-cache slots"), std::string::npos);
+  // GenerationInfo's functions must have the roles it names them for.
+  p = slotPlan();
+  p.generation = true;
+  p.embed = "step";
+  p.decoder = "step";
+  EXPECT_NE(loadError(buildPlanBytes(p)).find("GenerationInfo names 'step' as the embedding but its role is none"),
+            std::string::npos);
+}
+
 TEST(PlanLoader, WeightSizeMustMatchItsType) {
   TPlan p = addPlan();
   p.functions[0].tensors[1].shape = {5};

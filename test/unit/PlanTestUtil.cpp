@@ -48,14 +48,32 @@ std::string buildPlanBytes(const TPlan &p) {
       ops.push_back(fb::CreateOp(fbb, name, in, out, at, fbb.CreateString("test"),
                                  static_cast<fb::Placement>(o.placement), o.segment));
     }
-    auto values = [&](const std::vector<std::pair<std::string, uint32_t>> &vs) {
+    auto values = [&](const std::vector<std::pair<std::string, uint32_t>> &vs,
+                      std::vector<rt::ValueRole> roles, bool outputs) {
+      roles.resize(vs.size(), rt::ValueRole::none);
+      for (const TSlot &s : f.slots) {
+        uint32_t i = outputs ? s.presentOutput : s.pastInput;
+        if (i < roles.size() && roles[i] == rt::ValueRole::none)
+          roles[i] = outputs ? rt::ValueRole::kvPresent : rt::ValueRole::kvPast;
+      }
       std::vector<flatbuffers::Offset<fb::Value>> out;
-      for (const auto &[name, id] : vs)
-        out.push_back(fb::CreateValue(fbb, fbb.CreateString(name), id));
+      for (size_t i = 0; i < vs.size(); ++i)
+        out.push_back(fb::CreateValue(fbb, fbb.CreateString(vs[i].first), vs[i].second,
+                                      static_cast<fb::ValueRole>(roles[i])));
       return fbb.CreateVector(out);
     };
-    auto inputs = values(f.inputs);
-    auto outputs = values(f.outputs);
+    auto inputs = values(f.inputs, f.inputRoles, false);
+    auto outputs = values(f.outputs, f.outputRoles, true);
+    flatbuffers::Offset<fb::KvCacheLayout> layout;
+    if (f.kvLayout)
+      layout = fb::CreateKvCacheLayout(fbb, fb::KvLayoutKind::contiguous, f.kvLayout->batchAxis,
+                                       f.kvLayout->headsAxis, f.kvLayout->sequenceAxis,
+                                       f.kvLayout->headDimAxis);
+    else if (!f.slots.empty() && !f.omitKvLayout) {
+      const int seq = f.slots.front().axis;
+      layout = fb::CreateKvCacheLayout(fbb, fb::KvLayoutKind::contiguous, 0, seq == 1 ? 2 : 1, seq,
+                                       3);
+    }
     std::vector<flatbuffers::Offset<fb::KvCacheSlot>> slots;
     for (const TSlot &s : f.slots)
       slots.push_back(fb::CreateKvCacheSlot(fbb, s.layer, s.isValue ? fb::KvKind::value : fb::KvKind::key,
@@ -71,7 +89,8 @@ std::string buildPlanBytes(const TPlan &p) {
     flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::GraphSegment>>> gv;
     if (!f.segments.empty())
       gv = fbb.CreateVector(segments);
-    functions.push_back(fb::CreateFunction(fbb, name, tv, ov, inputs, outputs, sv, gv));
+    functions.push_back(fb::CreateFunction(fbb, name, tv, ov, inputs, outputs, sv, gv,
+                                           static_cast<fb::FunctionRole>(f.role), layout));
   }
   std::vector<flatbuffers::Offset<fb::WeightRef>> weights;
   std::string blob;

@@ -11,6 +11,7 @@
 #include "runtime/plan/Plan.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -48,7 +49,15 @@ struct TFunction {
   std::vector<TTensor> tensors;
   std::vector<TOp> ops;
   std::vector<std::pair<std::string, uint32_t>> inputs, outputs;
+  /// The slots' inputs and outputs are written with roles kv_past / kv_present, and the
+  /// function with the contiguous layout whose sequence axis is the first slot's axis.
   std::vector<TSlot> slots;
+  rt::FunctionRole role = rt::FunctionRole::none;
+  /// Roles of inputs / outputs by index (missing entries: none, or the slots' roles).
+  std::vector<rt::ValueRole> inputRoles, outputRoles;
+  /// Written instead of the slots' layout when set; omitKvLayout writes none.
+  std::optional<rt::KvCacheLayout> kvLayout;
+  bool omitKvLayout = false;
   std::vector<rt::SegmentInfo> segments; ///< written only when not empty
 };
 

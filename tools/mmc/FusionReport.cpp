@@ -1,7 +1,7 @@
 //===- FusionReport.cpp - what `mmc compile` says about fusion ------------===//
 #include "tools/mmc/FusionReport.h"
 
-#include "compiler/plan/KvCachePattern.h"
+#include "mm/ModelContract.h"
 #include "compiler/support/Locations.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -28,14 +28,6 @@ bool parseNearMiss(llvm::StringRef text, NearMiss &m) {
 
 llvm::raw_ostream &warning() { return llvm::WithColor::warning(llvm::errs(), "mmc"); }
 
-/// True when `fn` takes past_key_values.* arguments (a decoder exported with a cache).
-bool takesPastKeyValues(mlir::func::FuncOp fn) {
-  for (unsigned i = 0; i < fn.getNumArguments(); ++i)
-    if (llvm::StringRef(argName(fn, i)).starts_with("past_key_values."))
-      return true;
-  return false;
-}
-
 } // namespace
 
 NearMissCollector::NearMissCollector(mlir::MLIRContext *ctx)
@@ -57,15 +49,8 @@ void printNearMisses(llvm::raw_ostream &os, const std::vector<NearMiss> &misses)
 
 void warnAboutDecoders(mlir::ModuleOp module, const std::vector<NearMiss> &misses, bool cuda) {
   for (auto fn : module.getOps<mlir::func::FuncOp>()) {
-    if (fn.isExternal())
-      continue;
-    if (findKvCacheSlots(fn).empty()) {
-      if (takesPastKeyValues(fn))
-        warning() << "@" << fn.getSymName() << " takes past_key_values inputs but returns no "
-                  << "present = concat(past, new): it has no KV-cache slots, so mmrun cannot "
-                  << "generate with it (an Optimum decoder compiled with use_cache_branch=0?)\n";
-      continue;
-    }
+    if (fn.isExternal() || contract::argWithRole(fn, contract::ValueRole::kvPast) < 0)
+      continue; // (-mm-raise-model-contract warns about a past input it does not pair)
     for (const NearMiss &m : misses)
       if (m.function == fn.getSymName() && m.pattern == "attention")
         warning() << "decoder @" << m.function << " keeps an unfused attention at node "

@@ -43,11 +43,10 @@ private:
 /// --stats: "near misses:" and one line per miss ("none" when there is none).
 void printNearMisses(llvm::raw_ostream &os, const std::vector<NearMiss> &misses);
 
-/// Warnings on stderr for the decoders of `module` (functions with a KV cache) that will
-/// decode slowly: an attention not raised (with its node and reason) and, for a CUDA
-/// plan, a step split into several CUDA-graph segments (with the reason each one ends);
-/// and for a function that takes past_key_values but has no KV-cache slot (mmrun cannot
-/// generate with it).
+/// Warnings on stderr for the decoders of `module` (functions with a KV-cache input, role
+/// kv_past) that will decode slowly: an attention not raised (with its node and reason)
+/// and, for a CUDA plan, a step split into several CUDA-graph segments (with the reason
+/// each one ends).
 void warnAboutDecoders(mlir::ModuleOp module, const std::vector<NearMiss> &misses, bool cuda);
 
 } // namespace mm

@@ -28,8 +28,12 @@ void checkDevice(const std::string &device) {
 
 static void printValues(const FunctionInfo &fn, const std::vector<ValueInfo> &values,
                         const char *what, llvm::raw_ostream &os) {
-  for (const ValueInfo &v : values)
-    os << "    " << what << " " << v.name << ": " << signatureString(fn.tensors[v.tensor]) << "\n";
+  for (const ValueInfo &v : values) {
+    os << "    " << what << " " << v.name << ": " << signatureString(fn.tensors[v.tensor]);
+    if (v.role != ValueRole::none)
+      os << " (role " << roleName(v.role) << ")";
+    os << "\n";
+  }
 }
 
 /// The CUDA placement of `fn`'s ops and its CUDA-graph segments, if it was planned
@@ -61,7 +65,14 @@ int printInfo(const Plan &plan, llvm::raw_ostream &os) {
     });
     os << "  function " << fn.name << ": " << fn.ops.size() << " ops, " << fn.tensors.size()
        << " tensors (" << activations << " activations), " << fn.kvSlots.size()
-       << " KV-cache slots\n";
+       << " KV-cache slots";
+    if (fn.role != FunctionRole::none)
+      os << ", role " << roleName(fn.role);
+    if (!fn.kvSlots.empty())
+      os << ", KV cache contiguous (axes: batch " << fn.kvLayout.batchAxis << ", heads "
+         << fn.kvLayout.headsAxis << ", sequence " << fn.kvLayout.sequenceAxis << ", head dim "
+         << fn.kvLayout.headDimAxis << ")";
+    os << "\n";
     printValues(fn, fn.inputs, "input", os);
     printValues(fn, fn.outputs, "output", os);
     printPlacement(fn, os);

@@ -16,8 +16,17 @@ def MM_Dialect : Dialect {
     Ops on builtin ranked tensors (dynamic dims allowed). Elementwise ops follow ONNX
     (numpy) multidirectional broadcasting. Weights are referenced with `mm.weight`, never
     stored as dense attributes; `mm.constant` holds small inline values (shapes, scalars).
+
+    The model contract (mm/ModelContract.h, set by -mm-raise-model-contract): `mm.role` on
+    a func.func (vision_encoder, embedding, decoder) and on its arguments and results
+    (input_ids, inputs_embeds, attention_mask, position_ids, pixel_values, image_features,
+    logits, kv_past, kv_present), and `mm.kv = {layer, kind}` on KV-cache tensors. The
+    dialect verifies them.
   }];
   let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
 }
 
 class MM_Op<string mnemonic, list<Trait> traits = []>
