@@ -28,20 +28,23 @@ LogicalResult mm::MMDialect::verifyOperationAttribute(Operation *op, NamedAttrib
   return contract::verifyFunctionAttr(op, attr);
 }
 
-LogicalResult mm::MMDialect::verifyRegionArgAttribute(Operation *op, unsigned region,
-                                                      unsigned index, NamedAttribute attr) {
+/// The contract attribute `attr` of argument or result `index` of a func.func.
+static LogicalResult verifyFunctionValueAttr(Operation *op, unsigned region, unsigned index,
+                                             NamedAttribute attr, bool isResult) {
   auto fn = dyn_cast<func::FuncOp>(op);
   if (!fn || region != 0)
     return success();
-  return contract::verifyValueAttr(op, /*isResult=*/false, index, fn.getArgumentTypes()[index],
-                                   attr, fn.getArgAttrDict(index));
+  Type type = isResult ? fn.getResultTypes()[index] : fn.getArgumentTypes()[index];
+  DictionaryAttr all = isResult ? fn.getResultAttrDict(index) : fn.getArgAttrDict(index);
+  return mm::contract::verifyValueAttr(op, isResult, index, type, attr, all);
+}
+
+LogicalResult mm::MMDialect::verifyRegionArgAttribute(Operation *op, unsigned region,
+                                                      unsigned index, NamedAttribute attr) {
+  return verifyFunctionValueAttr(op, region, index, attr, /*isResult=*/false);
 }
 
 LogicalResult mm::MMDialect::verifyRegionResultAttribute(Operation *op, unsigned region,
                                                          unsigned index, NamedAttribute attr) {
-  auto fn = dyn_cast<func::FuncOp>(op);
-  if (!fn || region != 0)
-    return success();
-  return contract::verifyValueAttr(op, /*isResult=*/true, index, fn.getResultTypes()[index],
-                                   attr, fn.getResultAttrDict(index));
+  return verifyFunctionValueAttr(op, region, index, attr, /*isResult=*/true);
 }
