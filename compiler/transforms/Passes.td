@@ -62,7 +62,18 @@ def FoldShapes : Pass<"mm-fold-shapes", "::mlir::func::FuncOp"> {
     - removes dead `mm` ops and common subexpressions.
     Errors (a reshape that changes the element count, an expand of 3 to 4, a static
     result type that contradicts its operands...) are reported at the op and fail the
-    pass.
+    pass. Example (%x: tensor<?x?x64xf32> with `mm.dims = ["batch", "seq", ""]`):
+      %s = mm.shape %x : tensor<?x?x64xf32> -> tensor<3xi64>
+      %i = mm.constant dense<0> : tensor<i64>
+      %b = mm.gather %s, %i {axis = 0 : i64} : tensor<3xi64>, tensor<i64> -> tensor<i64>
+      %u = mm.unsqueeze %b {axes = array<i64: 0>} : tensor<i64> -> tensor<1xi64>
+      %t = mm.constant dense<[-1, 4, 16]> : tensor<3xi64>
+      %sh = mm.concat %u, %t {axis = 0 : i64} : tensor<1xi64>, tensor<3xi64> -> tensor<4xi64>
+      %r = mm.reshape %x, %sh : tensor<?x?x64xf32>, tensor<4xi64> -> tensor<?x?x?x?xf32>
+    becomes
+      %sh = mm.constant dense<[0, -1, 4, 16]> : tensor<4xi64>
+      %r = mm.reshape %x, %sh : tensor<?x?x64xf32>, tensor<4xi64> -> tensor<?x?x4x16xf32>
+    when %r is not returned (a transpose reads it).
   }];
   let dependentDialects = ["::mm::MMDialect"];
   let options = [
@@ -79,7 +90,22 @@ def FuseLayerNorm : Pass<"mm-fuse-layer-norm", "::mlir::func::FuncOp"> {
   let summary = "Raise decomposed LayerNorm (ReduceMean, Sub, Pow, Sqrt, Div, Mul, Add) to mm.layer_norm";
   let description = [{
     mean / variance over trailing axes, epsilon from the graph, Sqrt + Div or Reciprocal +
-    Mul, optional scale and bias, optional casts around it. See FuseLayerNorm.cpp.
+    Mul, optional scale and bias, optional casts around it. Example (epsilon 1e-5,
+    mm.layer_norm's default, so not printed):
+      %m = mm.reduce_mean %x {axes = array<i64: -1>} : tensor<4x8xf32> -> tensor<4x1xf32>
+      %d = mm.sub %x, %m : tensor<4x8xf32>, tensor<4x1xf32> -> tensor<4x8xf32>
+      %sq = mm.mul %d, %d : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+      %v = mm.reduce_mean %sq {axes = array<i64: -1>} : tensor<4x8xf32> -> tensor<4x1xf32>
+      %eps = mm.constant dense<1.0e-5> : tensor<f32>
+      %ve = mm.add %v, %eps : tensor<4x1xf32>, tensor<f32> -> tensor<4x1xf32>
+      %s = mm.sqrt %ve : tensor<4x1xf32>
+      %n = mm.div %d, %s : tensor<4x8xf32>, tensor<4x1xf32> -> tensor<4x8xf32>
+      %y = mm.mul %n, %g : tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+      %z = mm.add %y, %b : tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+    becomes
+      %z = mm.layer_norm %x, %g, %b : tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>
+          -> tensor<4x8xf32>
+    See FuseLayerNorm.cpp.
   }];
   let dependentDialects = ["::mm::MMDialect"];
   let options = [
@@ -93,6 +119,16 @@ def FuseRMSNorm : Pass<"mm-fuse-rms-norm", "::mlir::func::FuncOp"> {
   let description = [{
     Cast to f32, Pow 2 (or x*x), ReduceMean over the last axis, Add eps, Sqrt with Div
     or Reciprocal, Mul, Cast back, Mul by the weight (or by 1 + weight: scale_offset 1).
+    Example (x * x and Div; epsilon 1e-6, mm.rms_norm's default, so not printed):
+      %p = mm.mul %x, %x : tensor<4x32xf32>, tensor<4x32xf32> -> tensor<4x32xf32>
+      %ms = mm.reduce_mean %p {axes = array<i64: -1>} : tensor<4x32xf32> -> tensor<4x1xf32>
+      %eps = mm.constant dense<1.0e-6> : tensor<f32>
+      %a = mm.add %ms, %eps : tensor<4x1xf32>, tensor<f32> -> tensor<4x1xf32>
+      %s = mm.sqrt %a : tensor<4x1xf32>
+      %n = mm.div %x, %s : tensor<4x32xf32>, tensor<4x1xf32> -> tensor<4x32xf32>
+      %y = mm.mul %w, %n : tensor<32xf32>, tensor<4x32xf32> -> tensor<4x32xf32>
+    becomes
+      %y = mm.rms_norm %x, %w : tensor<4x32xf32>, tensor<32xf32> -> tensor<4x32xf32>
     See FuseRMSNorm.cpp.
   }];
   let dependentDialects = ["::mm::MMDialect"];
@@ -107,7 +143,18 @@ def FuseActivations : Pass<"mm-fuse-activations", "::mlir::func::FuncOp"> {
   let description = [{
     0.5 x (1 + erf(x / sqrt 2)) -> mm.gelu; the tanh form -> mm.gelu<tanh>;
     x sigmoid(1.702 x) -> mm.quick_gelu; x sigmoid(x) -> mm.silu;
-    silu(gate) * up -> mm.swiglu. See FuseActivations.cpp.
+    silu(gate) * up -> mm.swiglu. Example (the erf form):
+      %c = mm.constant dense<1.41421354> : tensor<f32>
+      %d = mm.div %x, %c : tensor<4x8xf32>, tensor<f32> -> tensor<4x8xf32>
+      %e = mm.erf %d : tensor<4x8xf32>
+      %one = mm.constant dense<1.0> : tensor<f32>
+      %a = mm.add %e, %one : tensor<4x8xf32>, tensor<f32> -> tensor<4x8xf32>
+      %m = mm.mul %x, %a : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+      %half = mm.constant dense<0.5> : tensor<f32>
+      %y = mm.mul %m, %half : tensor<4x8xf32>, tensor<f32> -> tensor<4x8xf32>
+    becomes
+      %y = mm.gelu %x : tensor<4x8xf32>
+    See FuseActivations.cpp.
   }];
   let dependentDialects = ["::mm::MMDialect"];
 }
@@ -116,7 +163,27 @@ def FuseRotary : Pass<"mm-fuse-rotary", "::mlir::func::FuncOp"> {
   let summary = "Raise rotate-half rotary embeddings (Slice, Neg, Concat, Mul, Add) to mm.rotary";
   let description = [{
     x * cos + concat(-x[D/2:], x[:D/2]) * sin -> mm.rotary(x, cos, sin), and the partial
-    form concat(rotary(x[:R]), x[R:]) -> mm.rotary(x). See FuseRotary.cpp.
+    form concat(rotary(x[:R]), x[R:]) -> mm.rotary(x). Example (D = 8, cos and sin
+    tensor<5x8xf32> [S, D] tables):
+      %c0 = mm.constant dense<0> : tensor<1xi64>
+      %c4 = mm.constant dense<4> : tensor<1xi64>
+      %c8 = mm.constant dense<8> : tensor<1xi64>
+      %ax = mm.constant dense<-1> : tensor<1xi64>
+      %st = mm.constant dense<1> : tensor<1xi64>
+      %lo = mm.slice %x, %c0, %c4, %ax, %st : tensor<1x2x5x8xf32>, tensor<1xi64>, tensor<1xi64>,
+          tensor<1xi64>, tensor<1xi64> -> tensor<1x2x5x4xf32>
+      %hi = mm.slice %x, %c4, %c8, %ax, %st : tensor<1x2x5x8xf32>, tensor<1xi64>, tensor<1xi64>,
+          tensor<1xi64>, tensor<1xi64> -> tensor<1x2x5x4xf32>
+      %n = mm.neg %hi : tensor<1x2x5x4xf32>
+      %r = mm.concat %n, %lo {axis = -1 : i64} : tensor<1x2x5x4xf32>, tensor<1x2x5x4xf32>
+          -> tensor<1x2x5x8xf32>
+      %xc = mm.mul %x, %cos : tensor<1x2x5x8xf32>, tensor<5x8xf32> -> tensor<1x2x5x8xf32>
+      %rs = mm.mul %r, %sin : tensor<1x2x5x8xf32>, tensor<5x8xf32> -> tensor<1x2x5x8xf32>
+      %y = mm.add %xc, %rs : tensor<1x2x5x8xf32>, tensor<1x2x5x8xf32> -> tensor<1x2x5x8xf32>
+    becomes
+      %y = mm.rotary %x, %cos, %sin : tensor<1x2x5x8xf32>, tensor<5x8xf32>, tensor<5x8xf32>
+          -> tensor<1x2x5x8xf32>
+    See FuseRotary.cpp.
   }];
   let dependentDialects = ["::mm::MMDialect"];
 }
@@ -127,7 +194,20 @@ def FuseAttention : Pass<"mm-fuse-attention", "::mlir::func::FuncOp"> {
     Q K^T in the TorchScript (Transpose) and dynamo (Reshape, Transpose, Reshape) forms,
     scalar scales on Q, K or the scores (Mul or Div), an additive or boolean mask,
     Softmax over the last axis, torch's Where(IsNaN) guard, and GQA's repeat_kv
-    (Unsqueeze, Expand, Reshape) folded into the head ratio. See FuseAttention.cpp.
+    (Unsqueeze, Expand, Reshape) folded into the head ratio. Example (the scale 0.5 on
+    the scores, an additive mask %m):
+      %kt = mm.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x5x4xf32>
+          -> tensor<1x2x4x5xf32>
+      %s = mm.matmul %q, %kt : tensor<1x2x5x4xf32>, tensor<1x2x4x5xf32> -> tensor<1x2x5x5xf32>
+      %c = mm.constant dense<0.5> : tensor<f32>
+      %ss = mm.mul %s, %c : tensor<1x2x5x5xf32>, tensor<f32> -> tensor<1x2x5x5xf32>
+      %sm = mm.add %ss, %m : tensor<1x2x5x5xf32>, tensor<1x1x5x5xf32> -> tensor<1x2x5x5xf32>
+      %p = mm.softmax %sm {axis = -1 : i64} : tensor<1x2x5x5xf32>
+      %o = mm.matmul %p, %v : tensor<1x2x5x5xf32>, tensor<1x2x5x4xf32> -> tensor<1x2x5x4xf32>
+    becomes
+      %o = mm.attention %q, %k, %v, %m {scale = 5.000000e-01 : f32} : tensor<1x2x5x4xf32>,
+          tensor<1x2x5x4xf32>, tensor<1x2x5x4xf32>, tensor<1x1x5x5xf32> -> tensor<1x2x5x4xf32>
+    See FuseAttention.cpp.
   }];
   let dependentDialects = ["::mm::MMDialect"];
   let options = [
@@ -141,7 +221,18 @@ def FuseLinear : Pass<"mm-fuse-linear", "::mlir::func::FuncOp"> {
   let description = [{
     MatMul(x, W) [+ b] -> mm.linear; a following gelu / quick_gelu / silu / relu becomes
     its epilogue; linears reading one input (Q/K/V, gate/up) merge into one linear over
-    an mm.concat of their weights, split after. See FuseLinear.cpp and docs/fusion.md.
+    an mm.concat of their weights, split after. Example (Q and K projections of one input):
+      %wq = mm.weight "q" from "m.onnx" [0, 16384] : tensor<64x64xf32>
+      %wk = mm.weight "k" from "m.onnx" [16384, 8192] : tensor<64x32xf32>
+      %q = mm.matmul %x, %wq : tensor<?x64xf32>, tensor<64x64xf32> -> tensor<?x64xf32>
+      %k = mm.matmul %x, %wk : tensor<?x64xf32>, tensor<64x32xf32> -> tensor<?x32xf32>
+    becomes (the weights kept; %s#0 and %s#1 replace %q and %k)
+      %w = mm.concat %wq, %wk {axis = 1 : i64} : tensor<64x64xf32>, tensor<64x32xf32>
+          -> tensor<64x96xf32>
+      %l = mm.linear %x, %w : tensor<?x64xf32>, tensor<64x96xf32> -> tensor<?x96xf32>
+      %s:2 = mm.split %l {axis = 1 : i64, sizes = array<i64: 64, 32>} : tensor<?x96xf32>
+          -> tensor<?x64xf32>, tensor<?x32xf32>
+    See FuseLinear.cpp and docs/fusion.md.
   }];
   let dependentDialects = ["::mm::MMDialect"];
   let options = [
@@ -154,7 +245,15 @@ def FuseResidualNorm : Pass<"mm-fuse-residual-norm", "::mlir::func::FuncOp"> {
   let summary = "Fuse a residual add and the norm of its sum into mm.add_rms_norm / mm.add_layer_norm";
   let description = [{
     add(a, b) of one type feeding mm.rms_norm or mm.layer_norm -> one op with two results
-    (the normalized value and the sum). See FuseResidualNorm.cpp.
+    (the normalized value and the sum). Example:
+      %sum = mm.add %h, %o : tensor<4x64xf32>, tensor<4x64xf32> -> tensor<4x64xf32>
+      %y = mm.rms_norm %sum, %w : tensor<4x64xf32>, tensor<64xf32> -> tensor<4x64xf32>
+      %next = mm.add %sum, %y : tensor<4x64xf32>, tensor<4x64xf32> -> tensor<4x64xf32>
+    becomes
+      %y, %sum = mm.add_rms_norm %h, %o, %w : tensor<4x64xf32>, tensor<4x64xf32>,
+          tensor<64xf32> -> tensor<4x64xf32>, tensor<4x64xf32>
+      %next = mm.add %sum, %y : tensor<4x64xf32>, tensor<4x64xf32> -> tensor<4x64xf32>
+    See FuseResidualNorm.cpp.
   }];
   let dependentDialects = ["::mm::MMDialect"];
 }
@@ -163,7 +262,23 @@ def FuseAll : Pass<"mm-fuse-all", "::mlir::func::FuncOp"> {
   let summary = "Run every fusion pass in order (the compile pipeline's fusion step)";
   let description = [{
     attention, layer-norm, rms-norm, activations, rotary, linear, residual-norm: the
-    passes addFusionPasses() adds (see Passes.h and docs/fusion.md).
+    passes addFusionPasses() adds (see Passes.h and docs/fusion.md). Example (a Llama MLP's
+    gate and up: -mm-fuse-activations raises silu(gate) * up to mm.swiglu first, so the gate
+    projection gets no silu epilogue and merges with the up projection):
+      %wg = mm.weight "gate" from "m.onnx" [0, 45056] : tensor<64x176xf32>
+      %wu = mm.weight "up" from "m.onnx" [45056, 45056] : tensor<64x176xf32>
+      %g = mm.matmul %x, %wg : tensor<?x64xf32>, tensor<64x176xf32> -> tensor<?x176xf32>
+      %sg = mm.sigmoid %g : tensor<?x176xf32>
+      %silu = mm.mul %g, %sg : tensor<?x176xf32>, tensor<?x176xf32> -> tensor<?x176xf32>
+      %u = mm.matmul %x, %wu : tensor<?x64xf32>, tensor<64x176xf32> -> tensor<?x176xf32>
+      %y = mm.mul %silu, %u : tensor<?x176xf32>, tensor<?x176xf32> -> tensor<?x176xf32>
+    becomes (the weights kept)
+      %w = mm.concat %wg, %wu {axis = 1 : i64} : tensor<64x176xf32>, tensor<64x176xf32>
+          -> tensor<64x352xf32>
+      %l = mm.linear %x, %w : tensor<?x64xf32>, tensor<64x352xf32> -> tensor<?x352xf32>
+      %gu:2 = mm.split %l {axis = 1 : i64, sizes = array<i64: 176, 176>} : tensor<?x352xf32>
+          -> tensor<?x176xf32>, tensor<?x176xf32>
+      %y = mm.swiglu %gu#0, %gu#1 : tensor<?x176xf32>
   }];
   let dependentDialects = ["::mm::MMDialect"];
   let options = [
@@ -231,7 +346,23 @@ def PlanCudaGraphs : Pass<"mm-plan-cuda-graphs", "::mlir::func::FuncOp"> {
     writes (not mm.weight, mm.constant, nor the weight concats and casts it folds) and
     end the reason the segment ends ("end of function", "host op <name> reads a device
     value", "data-dependent shape"). Fails on ops of other dialects and on arguments
-    or operands that are not ranked tensors.
+    or operands that are not ranked tensors. Example (a host op reading a device value
+    ends segment 0):
+      %w = mm.weight "w" from "m.bin" [0, 256] : tensor<8x8xf32>
+      %l = mm.linear %x, %w : tensor<2x8xf32>, tensor<8x8xf32> -> tensor<2x8xf32>
+      %i = mm.argmax %l {axis = 1 : i64} : tensor<2x8xf32> -> tensor<2x1xi64>
+      %r = mm.relu %l : tensor<2x8xf32>
+    becomes (mm.weight unchanged, the function given
+      attributes {mm.segments = [
+          {end = "host op mm.argmax reads a device value", first = 0 : i64, last = 0 : i64},
+          {end = "end of function", first = 2 : i64, last = 2 : i64}
+      ]}
+    )
+      %l = mm.linear %x, %w {mm.placement = "device", mm.segment = 0 : i64}
+          : tensor<2x8xf32>, tensor<8x8xf32> -> tensor<2x8xf32>
+      %i = mm.argmax %l {axis = 1 : i64, mm.placement = "host"} : tensor<2x8xf32>
+          -> tensor<2x1xi64>
+      %r = mm.relu %l {mm.placement = "device", mm.segment = 1 : i64} : tensor<2x8xf32>
   }];
   let dependentDialects = ["::mm::MMDialect"];
 }

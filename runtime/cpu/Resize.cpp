@@ -31,7 +31,7 @@
 namespace mm::rt::cpu {
 namespace {
 
-// The integer values of the dialect's enums (MMOpsExtra.td), as the plan stores them.
+// The integer values of the dialect's enums (MMConformanceOps.td), as the plan stores them.
 enum class Mode : int64_t { nearest = 0, linear = 1, cubic = 2 };
 enum class Coord : int64_t {
   half_pixel = 0,

@@ -14,7 +14,7 @@
 namespace mm::rt::cpu {
 namespace {
 
-// The integer values of the dialect's ScatterReduction (MMOpsExtra.td).
+// The integer values of the dialect's ScatterReduction (MMConformanceOps.td).
 enum class Reduction : int64_t { none = 0, add = 1, mul = 2, max = 3, min = 4 };
 
 Reduction readReduction(const std::string &op, const Attrs &attrs, DType t) {

@@ -220,10 +220,10 @@ const OpTable &opTable() {
     addEinsumOps(t);
     addTransformerOps(t);
     addQuantOps(t);
-    addExtraOps(t);
+    addSelectionOps(t);
     addLossOps(t);
-    addActivationExtraOps(t);
-    addNormExtraOps(t);
+    addComposedActivationOps(t);
+    addComposedNormOps(t);
     addPoolOps(t);
     addResizeOps(t);
     addScatterOps(t);

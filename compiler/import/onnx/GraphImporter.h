@@ -135,10 +135,10 @@ void addNNOps(OpTable &table);
 void addEinsumOps(OpTable &table);
 void addTransformerOps(OpTable &table);
 void addQuantOps(OpTable &table);
-void addExtraOps(OpTable &table); // OpsExtra.cpp
+void addSelectionOps(OpTable &table); // OpsSelection.cpp
 void addLossOps(OpTable &table); // OpsLoss.cpp
-void addActivationExtraOps(OpTable &table); // OpsActivationsExtra.cpp
-void addNormExtraOps(OpTable &table); // OpsNormExtra.cpp
+void addComposedActivationOps(OpTable &table); // OpsActivationsComposed.cpp
+void addComposedNormOps(OpTable &table); // OpsNormComposed.cpp
 void addPoolOps(OpTable &table); // OpsPool.cpp
 void addResizeOps(OpTable &table); // OpsResize.cpp
 void addScatterOps(OpTable &table); // OpsScatter.cpp

@@ -574,6 +574,6 @@ def MM_ConstantOp : MM_Op<"constant", [ConstantLike]> {
   let hasVerifier = 1;
 }
 
-include "mm/MMOpsExtra.td"
+include "mm/MMConformanceOps.td"
 
 #endif // MM_OPS_TD

@@ -1,4 +1,4 @@
-// Verifier errors of the ops in MMOpsExtra.td (dialects/lib/MMOpsExtra.cpp) and the ODS
+// Verifier errors of the ops in MMConformanceOps.td (dialects/lib/MMConformanceOps.cpp) and the ODS
 // traits they use.
 // RUN: mmc-opt %s -split-input-file -verify-diagnostics
 

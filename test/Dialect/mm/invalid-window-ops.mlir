@@ -1,5 +1,5 @@
 // Verifier errors of the pooling, resize, scatter, nonzero and cumprod ops
-// (dialects/lib/MMOpsExtra.cpp).
+// (dialects/lib/MMConformanceOps.cpp).
 // RUN: mmc-opt %s -split-input-file -verify-diagnostics
 
 func.func @pool_rank(%x: tensor<2x3xf32>) {

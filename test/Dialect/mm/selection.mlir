@@ -1,4 +1,4 @@
-// Round trip of the ops in MMOpsExtra.td (argmax, argmin, topk, gather_elements, mod),
+// Round trip of the ops in MMConformanceOps.td (argmax, argmin, topk, gather_elements, mod),
 // with static and dynamic (`?`) dims and default-valued attributes set and omitted.
 // RUN: mmc-opt %s | mmc-opt | FileCheck %s
 // RUN: mmc-opt %s -mlir-print-op-generic | mmc-opt | FileCheck %s

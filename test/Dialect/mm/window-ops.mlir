@@ -1,4 +1,4 @@
-// Round trip of the pooling, resize, scatter, nonzero and cumprod ops (MMOpsExtra.td),
+// Round trip of the pooling, resize, scatter, nonzero and cumprod ops (MMConformanceOps.td),
 // with static and dynamic (`?`) dims and default-valued attributes set and omitted.
 // RUN: mmc-opt %s | mmc-opt | FileCheck %s
 // RUN: mmc-opt %s -mlir-print-op-generic | mmc-opt | FileCheck %s

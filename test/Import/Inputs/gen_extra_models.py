@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Generates the models of test/Import/extra-ops.test (the handlers of OpsExtra.cpp).
+"""Generates the models of test/Import/extra-ops.test (the handlers of OpsSelection.cpp).
 
 Usage: /usr/bin/python3 gen_extra_models.py [OUT_DIR]   (default: this script's folder)
 
@@ -139,8 +139,8 @@ def loop_models():
 
 
 def decomposed_models():
-    """One model per file of spelled-out ops: OpsLoss.cpp, OpsActivationsExtra.cpp,
-    OpsNormExtra.cpp and the compositions of OpsExtra.cpp (plus ReduceLogSumExp)."""
+    """One model per file of spelled-out ops: OpsLoss.cpp, OpsActivationsComposed.cpp,
+    OpsNormComposed.cpp and the compositions of OpsSelection.cpp (plus ReduceLogSumExp)."""
     x4 = [2, 3, 4, 4]
     loss = opset_model(
         "loss_ops",

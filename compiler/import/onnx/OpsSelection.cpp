@@ -1,4 +1,4 @@
-//===- OpsExtra.cpp - ArgMax/ArgMin, TopK, GatherElements, Mod, LogSoftmax, Size, Loop ===//
+//===- OpsSelection.cpp - ArgMax/ArgMin, TopK, GatherElements, Mod, Loop, ... ===//
 //
 // ArgMax / ArgMin -> mm.argmax / mm.argmin; TopK -> mm.topk (K may be computed at run
 // time);
@@ -446,7 +446,7 @@ LogicalResult importDepthSpace(NodeContext &c) {
 
 } // namespace
 
-void addExtraOps(OpTable &t) {
+void addSelectionOps(OpTable &t) {
   t["ArgMax"] = importArgReduce<ArgMaxOp>;
   t["ArgMin"] = importArgReduce<ArgMinOp>;
   t["TopK"] = importTopK;

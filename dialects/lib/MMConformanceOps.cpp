@@ -1,4 +1,4 @@
-//===- MMOpsExtra.cpp - verifiers of the ops in MMOpsExtra.td ---------------===//
+//===- MMConformanceOps.cpp - verifiers of the ops in MMConformanceOps.td -===//
 //
 // Like MMOps.cpp: check ranks, axes and the dims that are static on both sides; dynamic
 // dims (`?`) are accepted wherever a static dim would be.

@@ -1,4 +1,4 @@
-//===- OpsActivationsExtra.cpp - more elementwise ops, spelled out ----------===//
+//===- OpsActivationsComposed.cpp - more elementwise ops, spelled out ------===//
 //
 // Elu, Selu, Celu, LeakyRelu, PRelu, ThresholdedRelu, HardSigmoid, HardSwish, Softplus,
 // Softsign, Mish, Swish, Shrink, Sign, Tan and Xor as compositions of mm ops, with the
@@ -158,7 +158,7 @@ LogicalResult importXor(NodeContext &c) {
 
 } // namespace
 
-void addActivationExtraOps(OpTable &t) {
+void addComposedActivationOps(OpTable &t) {
   t["Elu"] = spelledOut<elu>;
   t["Selu"] = spelledOut<selu>;
   t["Celu"] = spelledOut<celu>;

@@ -1,4 +1,4 @@
-//===- OpsNormExtra.cpp - BatchNormalization, InstanceNormalization, ... ----===//
+//===- OpsNormComposed.cpp - BatchNormalization, InstanceNormalization, ... -===//
 //
 // BatchNormalization (inference), InstanceNormalization, LpNormalization,
 // MeanVarianceNormalization, GlobalAveragePool and GlobalMaxPool, spelled out with mm
@@ -169,7 +169,7 @@ template <typename OpT> LogicalResult importGlobalPool(NodeContext &c) {
 
 } // namespace
 
-void addNormExtraOps(OpTable &t) {
+void addComposedNormOps(OpTable &t) {
   t["BatchNormalization"] = importBatchNorm;
   t["InstanceNormalization"] = importInstanceNorm;
   t["LpNormalization"] = importLpNorm;

@@ -1,4 +1,4 @@
-//===- MMOpsExtra.td - selection, gathers, scatters, pooling, resize ------===//
+//===- MMConformanceOps.td - selection, gathers, scatters, pooling, resize -===//
 //
 // Ops added for ONNX conformance (issue 5): ArgMax / ArgMin, TopK, GatherElements and
 // Mod; then pooling (AveragePool, MaxPool, LpPool), Resize, ScatterND, ScatterElements,
@@ -6,8 +6,8 @@
 // same name (https://onnx.ai/onnx/operators/), section named in each description.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MM_OPS_EXTRA_TD
-#define MM_OPS_EXTRA_TD
+#ifndef MM_CONFORMANCE_OPS_TD
+#define MM_CONFORMANCE_OPS_TD
 
 class MM_ArgReduceOp<string mnemonic, string doc> : MM_Op<mnemonic> {
   let summary = doc;
@@ -308,4 +308,4 @@ def MM_NonZeroOp : MM_Op<"nonzero"> {
   let hasVerifier = 1;
 }
 
-#endif // MM_OPS_EXTRA_TD
+#endif // MM_CONFORMANCE_OPS_TD
