@@ -33,11 +33,13 @@ FailureOr<std::vector<std::string>> buildCompilePipeline(PassManager &pm,
   }();
   (void)registered;
   std::vector<std::string> names;
-  pm.addPass(createRaiseModelContract()); // first: nothing after it matches tensor names
+  if (addRegisteredPass(pm.nest<func::FuncOp>(), "mm-fold-shapes"))
+    names.push_back("mm-fold-shapes");
+  // Right after shape folding (which removes the ops that pass a value on unchanged, such
+  // as a cast of a KV-cache input to its own type): nothing after it matches tensor names.
+  pm.addPass(createRaiseModelContract());
   names.push_back("mm-raise-model-contract");
   OpPassManager &fpm = pm.nest<func::FuncOp>();
-  if (addRegisteredPass(fpm, "mm-fold-shapes"))
-    names.push_back("mm-fold-shapes");
   if (options.fusion &&
       addRegisteredPass(fpm, "mm-fuse-all", options.reportNearMisses ? "report-near-misses=true" : ""))
     names.push_back("mm-fuse-all");

@@ -1,9 +1,9 @@
 //===- Pipeline.h - the `mmc compile` pass pipeline -------------------------===//
 //
 // The one place that decides which passes `mmc compile` runs, in order:
-//   0. -mm-raise-model-contract (function and value roles, KV-cache pairs; after it no
+//   0. shape folding (-mm-fold-shapes; it removes the ops that pass a value on unchanged),
+//   1. -mm-raise-model-contract (function and value roles, KV-cache pairs; after it no
 //      pass matches tensor names),
-//   1. shape folding (-mm-fold-shapes),
 //   2. fusion (-mm-fuse-all: every fusion pass in order) unless --no-fusion,
 //   3. -mm-convert-float-type to the compute type (after fusion, whose patterns absorb the
 //      exporters' precision islands) unless the compute type is f32 and the module

@@ -571,24 +571,41 @@ private:
   }
 
   static fb::ValueRole planRole(contract::ValueRole role) {
-    static_assert(static_cast<int>(contract::ValueRole::kvPresent) ==
-                  static_cast<int>(fb::ValueRole::kv_present));
-    return static_cast<fb::ValueRole>(role);
+    using R = contract::ValueRole;
+    switch (role) {
+    case R::none: return fb::ValueRole::none;
+    case R::inputIds: return fb::ValueRole::input_ids;
+    case R::inputsEmbeds: return fb::ValueRole::inputs_embeds;
+    case R::attentionMask: return fb::ValueRole::attention_mask;
+    case R::positionIds: return fb::ValueRole::position_ids;
+    case R::pixelValues: return fb::ValueRole::pixel_values;
+    case R::imageFeatures: return fb::ValueRole::image_features;
+    case R::logits: return fb::ValueRole::logits;
+    case R::kvPast: return fb::ValueRole::kv_past;
+    case R::kvPresent: return fb::ValueRole::kv_present;
+    }
+    llvm_unreachable("every value role is listed");
   }
   static fb::FunctionRole planRole(contract::FunctionRole role) {
-    static_assert(static_cast<int>(contract::FunctionRole::decoder) ==
-                  static_cast<int>(fb::FunctionRole::decoder));
-    return static_cast<fb::FunctionRole>(role);
+    using R = contract::FunctionRole;
+    switch (role) {
+    case R::none: return fb::FunctionRole::none;
+    case R::visionEncoder: return fb::FunctionRole::vision_encoder;
+    case R::embedding: return fb::FunctionRole::embedding;
+    case R::decoder: return fb::FunctionRole::decoder;
+    }
+    llvm_unreachable("every function role is listed");
   }
 
   /// The contiguous layout of the KV-cache slots (rank 4, batch first, head dim last; the
-  /// heads on the axis of 1 and 2 that the sequence is not), or none without slots.
+  /// heads axis of contract::kvHeadsAxis), or none without slots.
   flatbuffers::Offset<fb::KvCacheLayout> kvLayout() {
     if (slots_.empty())
       return 0;
-    const int32_t sequence = static_cast<int32_t>(slots_.front().axis);
-    return fb::CreateKvCacheLayout(fbb_, fb::KvLayoutKind::contiguous, 0, sequence == 2 ? 1 : 2,
-                                   sequence, 3);
+    const KvCacheMatch &m = slots_.front();
+    return fb::CreateKvCacheLayout(fbb_, fb::KvLayoutKind::contiguous, 0,
+                                   static_cast<int32_t>(m.headsAxis()),
+                                   static_cast<int32_t>(m.axis), 3);
   }
 
   flatbuffers::FlatBufferBuilder &fbb_;

@@ -10,6 +10,8 @@
 #ifndef MM_COMPILER_PLAN_KVCACHEPATTERN_H
 #define MM_COMPILER_PLAN_KVCACHEPATTERN_H
 
+#include "mm/ModelContract.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include <string>
@@ -24,6 +26,7 @@ struct KvCacheMatch {
   unsigned resultIndex = 0;   ///< the kv_present result
   mlir::Operation *concat = nullptr; ///< mm.concat(past, new)
   int64_t axis = 0;           ///< non-negative concat axis (the sequence axis)
+  int64_t headsAxis() const { return contract::kvHeadsAxis(axis); }
 };
 
 /// The name of argument `i` (its `mm.name`, else "arg<i>").
@@ -32,9 +35,9 @@ std::string argName(mlir::func::FuncOp fn, unsigned i);
 std::string resultName(mlir::func::FuncOp fn, unsigned i);
 
 /// The KV-cache slots of `fn`: each kv_past argument with the kv_present result of the
-/// same `mm.kv`, which must be a 2-operand mm.concat with the argument first. Emits an
-/// error at `fn` and fails when a pair has no such result or concat, appends along an axis
-/// other than 1 or 2, or when the slots do not all append along one axis.
+/// same `mm.kv`, which must append to it (contract::kvAppend). Emits an error at `fn` and
+/// fails when a pair has no such result or is no such append, or when the slots do not
+/// all append along one axis.
 mlir::FailureOr<std::vector<KvCacheMatch>> findKvCacheSlots(mlir::func::FuncOp fn);
 
 } // namespace mm

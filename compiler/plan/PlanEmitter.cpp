@@ -67,7 +67,7 @@ encodeGeneration(flatbuffers::FlatBufferBuilder &fbb, ModuleOp module, const Pla
   for (const KvCacheMatch &m : *slots) {
     layers = std::max<int64_t>(layers, m.layer + 1);
     Type past = decoder.getArgument(m.argIndex).getType();
-    kvHeads = staticDim(past, m.axis == 2 ? 1 : 2); // the layouts findKvCacheSlots takes
+    kvHeads = staticDim(past, m.headsAxis());
     headDim = staticDim(past, -1);
   }
   int64_t hidden = -1, vocab = -1;

@@ -12,8 +12,9 @@ include "mlir/Pass/PassBase.td"
 def RaiseModelContract : Pass<"mm-raise-model-contract", "::mlir::ModuleOp"> {
   let summary = "Raise the exporters' tensor names into function and value roles and KV-cache pairs";
   let description = [{
-    Runs first, right after import; after it nothing matches tensor names (the model
-    contract: mm/ModelContract.h). Value roles come from the names the exporters use
+    Runs right after import and -mm-fold-shapes (which removes the ops that pass a value
+    on unchanged between a KV-cache input and its concat); after it nothing matches
+    tensor names (the model contract: mm/ModelContract.h). Value roles come from the names the exporters use
     (input_ids, inputs_embeds, attention_mask, position_ids, pixel_values; logits,
     image_features), each only on a tensor of a fitting type. A past_key_values.<i>.<k>
     (or past.<i>.<k>) argument and the present.<i>.<k> (or present_key_values.<i>.<k>)

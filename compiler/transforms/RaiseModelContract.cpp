@@ -1,7 +1,8 @@
 //===- RaiseModelContract.cpp - the -mm-raise-model-contract pass -----------===//
 //
 // Raises the exporters' naming conventions into the model contract of mm/ModelContract.h,
-// right after import, so that nothing after this pass matches tensor names:
+// right after import and -mm-fold-shapes, so that nothing after this pass matches tensor
+// names:
 //
 //  - value roles from the argument and result names (`mm.name`) the exporters use
 //    (Optimum, transformers.js, onnxruntime-genai, torch.onnx): input_ids (an integer
@@ -11,10 +12,13 @@
 //  - KV-cache pairs: an argument past_key_values.<i>.<k> or past.<i>.<k> (k = key or value)
 //    and a result present.<i>.<k> or present_key_values.<i>.<k> whose value is
 //    concat(past, new) along axis 1 or 2 of rank-4 tensors, with the past as the first of
-//    the two operands (through ops that pass it on unchanged: a one-operand concat, a cast
-//    to its own type). Both get roles kv_past / kv_present and `mm.kv = {layer, kind}`.
-//    A past argument that is not paired gets a warning saying why (no present of that
-//    name, or the present is not that concat);
+//    the two operands (contract::kvAppend; -mm-fold-shapes has removed the ops exporters
+//    put between them that pass a value on unchanged: one-operand concats, casts to the
+//    same type, reshapes to the same shape). Both get roles kv_past / kv_present and
+//    `mm.kv = {layer, kind}`. A past argument that is not paired gets a warning saying why
+//    (no present of that name, or the present is not that concat: another rank or axis,
+//    as a GPT-2 style [batch, heads, head_dim, sequence] key cache, is not a cache the
+//    runtimes keep);
 //  - function roles from the signatures, never the function names:
 //      decoder:        a KV-cache pair, a logits result and an inputs_embeds or input_ids
 //                      argument;
@@ -22,14 +26,14 @@
 //                      the inputs_embeds role);
 //      vision_encoder: a pixel_values argument and an image_features result (a function
 //                      with a pixel_values argument and one float result: that result).
-//    When two functions fit one role, neither gets it (a warning names both).
+//    Pairs set by hand (kv_past / kv_present with mm.kv) count as well. When two or more
+//    functions fit one role, none gets it (a warning names them).
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/transforms/Passes.h"
 #include "mm/MMDialect.h"
 #include "mm/MMOps.h"
 #include "mm/ModelContract.h"
-#include "runtime/core/DimRules.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -88,47 +92,13 @@ ValueRole resultRoleByName(StringRef name, Type t) {
 std::optional<KvPosition> kvByName(const llvm::Regex &re, StringRef name) {
   SmallVector<StringRef, 4> m;
   unsigned layer = 0;
-  if (!re.match(name, &m) || m[2].getAsInteger(10, layer) || layer > 1000000)
+  if (!re.match(name, &m) || m[2].getAsInteger(10, layer) || layer > kMaxLayer)
     return std::nullopt;
   return KvPosition{static_cast<int64_t>(layer), m[3] == "value"};
 }
 
-/// `v` before the ops that pass it on unchanged as exported: a one-operand mm.concat
-/// (TorchScript's cat of a one-element list) and an mm.cast to its own type. -mm-fold-shapes
-/// removes them.
-Value unforwarded(Value v) {
-  while (Operation *op = v.getDefiningOp()) {
-    bool forwards = (isa<mm::ConcatOp>(op) && op->getNumOperands() == 1) ||
-                    (isa<mm::CastOp>(op) && op->getOperand(0).getType() == v.getType());
-    if (!forwards)
-      break;
-    v = op->getOperand(0);
-  }
-  return v;
-}
-
-/// Why `past` (argument) and result `resultIndex` are not a KV-cache pair, or "" when they
-/// are: the result must be concat(past, new) along axis 1 or 2 of rank-4 tensors (the past
-/// possibly passed on unchanged first, see unforwarded).
-std::string pairFailure(func::FuncOp fn, unsigned pastIndex, unsigned resultIndex) {
-  auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
-  auto concat = ret.getOperand(resultIndex).getDefiningOp<mm::ConcatOp>();
-  if (!concat || concat->getNumOperands() != 2)
-    return "the present is not a concat of two values";
-  if (unforwarded(concat->getOperand(0)) != fn.getArgument(pastIndex))
-    return "the present's concat does not take the past as its first operand";
-  auto type = tensorType(concat.getType());
-  if (!type || type.getRank() != 4)
-    return "the KV-cache tensors are not rank 4";
-  int64_t axis = mm::dims::normalizeAxis(static_cast<int64_t>(concat.getAxis()), 4).value_or(-1);
-  if (axis != 1 && axis != 2)
-    return "the concat appends along axis " + std::to_string(axis) +
-           ", not a sequence axis (1 or 2)";
-  return "";
-}
-
-/// Sets the value roles and KV-cache pairs of `fn`; returns the number of pairs.
-int raiseValues(func::FuncOp fn) {
+/// Sets the value roles and KV-cache pairs of `fn`.
+void raiseValues(func::FuncOp fn) {
   MLIRContext *ctx = fn.getContext();
   for (unsigned i = 0; i < fn.getNumArguments(); ++i)
     if (ValueRole r = argRoleByName(nameOf(fn.getArgAttrDict(i)), fn.getArgumentTypes()[i]);
@@ -153,10 +123,11 @@ int raiseValues(func::FuncOp fn) {
     if (!kv)
       continue;
     auto it = presents.find({kv->layer, kv->isValue});
+    std::string suffix = "." + std::to_string(kv->layer) + (kv->isValue ? ".value" : ".key");
     std::string why = it == presents.end()
-                          ? "no result is named present." + std::to_string(kv->layer) +
-                                (kv->isValue ? ".value" : ".key")
-                          : pairFailure(fn, a, it->second);
+                          ? "no result is named present" + suffix + " or present_key_values" +
+                                suffix
+                          : kvAppend(fn, a, it->second).whyNot;
     if (!why.empty()) {
       emitWarning(fn.getLoc()) << "@" << fn.getSymName() << ": argument '" << past
                                << "' is not a KV-cache input: " << why;
@@ -171,15 +142,23 @@ int raiseValues(func::FuncOp fn) {
   }
   if (unpaired && pairs == 0)
     emitWarning(fn.getLoc()) << "@" << fn.getSymName()
-                             << " takes past_key_values inputs but returns no present = "
-                                "concat(past, new): it has no KV-cache slots, so mmrun cannot "
-                                "generate with it (an Optimum decoder compiled with "
-                                "use_cache_branch=0?)";
-  return pairs;
+                             << " takes KV-cache inputs (past_key_values.N or past.N) but "
+                                "returns no present = concat(past, new): it has no KV-cache "
+                                "slots, so mmrun cannot generate with it (an Optimum decoder "
+                                "compiled with use_cache_branch=0?)";
+}
+
+/// The number of KV-cache pairs of `fn`: its kv_past arguments (raised or set by hand).
+int kvPairsOf(func::FuncOp fn) {
+  int n = 0;
+  for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+    n += argRole(fn, i) == ValueRole::kvPast;
+  return n;
 }
 
 /// The role `fn`'s signature gives it (its value roles set), or none.
-FunctionRole roleBySignature(func::FuncOp fn, int kvPairs) {
+FunctionRole roleBySignature(func::FuncOp fn) {
+  const int kvPairs = kvPairsOf(fn);
   const bool logits = resultWithRole(fn, ValueRole::logits) >= 0;
   if (kvPairs > 0 && logits &&
       (argWithRole(fn, ValueRole::inputsEmbeds) >= 0 || argWithRole(fn, ValueRole::inputIds) >= 0))
@@ -203,15 +182,17 @@ struct RaiseModelContractPass : mm::impl::RaiseModelContractBase<RaiseModelContr
       if (fn.isExternal() || !fn.getBody().hasOneBlock() ||
           !isa<func::ReturnOp>(fn.getBody().front().getTerminator()))
         continue;
-      FunctionRole role = roleBySignature(fn, raiseValues(fn));
+      raiseValues(fn);
+      FunctionRole role = roleBySignature(fn);
       if (role != FunctionRole::none)
         candidates[role].push_back(fn);
     }
     for (auto &[role, fns] : candidates) {
       if (fns.size() > 1) {
-        emitWarning(module.getLoc()) << "@" << fns[0].getSymName() << " and @" << fns[1].getSymName()
-                                     << " both fit the " << roleName(role)
-                                     << " role; neither is given it";
+        InFlightDiagnostic d = emitWarning(module.getLoc());
+        for (size_t i = 0; i < fns.size(); ++i)
+          d << (i == 0 ? "@" : i + 1 == fns.size() ? " and @" : ", @") << fns[i].getSymName();
+        d << " fit the " << roleName(role) << " role; none is given it";
         continue;
       }
       func::FuncOp fn = fns[0];

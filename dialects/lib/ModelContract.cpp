@@ -1,6 +1,9 @@
 //===- ModelContract.cpp - function and value roles of a multimodal model ----===//
 #include "mm/ModelContract.h"
 
+#include "mm/MMOps.h"
+#include "runtime/core/DimRules.h"
+
 #include "mlir/IR/Builders.h"
 
 using namespace mlir;
@@ -21,6 +24,9 @@ constexpr std::pair<ValueRole, llvm::StringLiteral> kValueRoles[] = {
     {ValueRole::logits, "logits"},              {ValueRole::kvPast, "kv_past"},
     {ValueRole::kvPresent, "kv_present"},
 };
+
+constexpr ValueRole kResultRoles[] = {ValueRole::inputsEmbeds, ValueRole::imageFeatures,
+                                      ValueRole::logits, ValueRole::kvPresent};
 
 template <typename Role, size_t N>
 StringRef nameIn(const std::pair<Role, llvm::StringLiteral> (&table)[N], Role role) {
@@ -65,6 +71,11 @@ ValueRole valueRoleOf(DictionaryAttr attrs) {
 }
 
 } // namespace
+
+bool fitsArgument(ValueRole role) {
+  return role == ValueRole::inputsEmbeds || !llvm::is_contained(kResultRoles, role);
+}
+bool fitsResult(ValueRole role) { return llvm::is_contained(kResultRoles, role); }
 
 StringRef roleName(FunctionRole role) { return nameIn(kFunctionRoles, role); }
 StringRef roleName(ValueRole role) { return nameIn(kValueRoles, role); }
@@ -114,7 +125,29 @@ int resultWithRole(func::FuncOp fn, ValueRole role) {
   return -1;
 }
 
+KvAppend kvAppend(func::FuncOp fn, unsigned argIndex, unsigned resultIndex) {
+  auto fail = [](std::string why) { return KvAppend{nullptr, -1, std::move(why)}; };
+  auto ret = dyn_cast<func::ReturnOp>(fn.getBody().front().getTerminator());
+  auto concat = ret ? ret.getOperand(resultIndex).getDefiningOp<ConcatOp>() : ConcatOp();
+  if (!concat || concat->getNumOperands() != 2)
+    return fail("the present is not a concat of two values");
+  if (concat->getOperand(0) != fn.getArgument(argIndex))
+    return fail("the present's concat does not take the past as its first operand");
+  auto type = dyn_cast<RankedTensorType>(concat.getType());
+  if (!type || type.getRank() != 4)
+    return fail("the KV-cache tensors are not rank 4 ([batch, heads, sequence, head_dim] or "
+                "[batch, sequence, heads, head_dim])");
+  int64_t axis = dims::normalizeAxis(static_cast<int64_t>(concat.getAxis()), 4).value_or(-1);
+  if (axis != 1 && axis != 2)
+    return fail("the concat appends along axis " + std::to_string(axis) +
+                ", not a sequence axis (1 or 2 of [batch, heads, sequence, head_dim] or "
+                "[batch, sequence, heads, head_dim])");
+  return KvAppend{concat, axis, ""};
+}
+
 LogicalResult verifyFunctionAttr(Operation *op, NamedAttribute attr) {
+  if (attr.getName() == kKvAttr)
+    return op->emitOpError() << "'" << kKvAttr << "' is an argument or result attribute";
   if (attr.getName() != kRoleAttr)
     return success();
   auto name = dyn_cast<StringAttr>(attr.getValue());
@@ -135,6 +168,9 @@ LogicalResult verifyValueAttr(Operation *op, bool isResult, unsigned index, Type
     if (!role)
       return op->emitOpError() << what << index << ": '" << kRoleAttr << "' must be one of "
                                << namesOf(kValueRoles) << ", got " << attr.getValue();
+    if (isResult ? !fitsResult(*role) : !fitsArgument(*role))
+      return op->emitOpError() << what << index << ": role " << name.getValue() << " is "
+                               << (isResult ? "an argument" : "a result") << " role";
     if ((*role == ValueRole::kvPast || *role == ValueRole::kvPresent) && !kvOf(all))
       return op->emitOpError() << what << index << ": role " << name.getValue()
                                << " needs '" << kKvAttr << "' (its layer and kind)";
@@ -145,11 +181,11 @@ LogicalResult verifyValueAttr(Operation *op, bool isResult, unsigned index, Type
   auto kv = dyn_cast<DictionaryAttr>(attr.getValue());
   auto layer = kv ? kv.getAs<IntegerAttr>("layer") : IntegerAttr();
   auto kind = kv ? kv.getAs<StringAttr>("kind") : StringAttr();
-  if (!kv || kv.size() != 2 || !layer || layer.getInt() < 0 || !kind ||
-      (kind.getValue() != "key" && kind.getValue() != "value"))
+  if (!kv || kv.size() != 2 || !layer || layer.getInt() < 0 || layer.getInt() > kMaxLayer ||
+      !kind || (kind.getValue() != "key" && kind.getValue() != "value"))
     return op->emitOpError() << what << index << ": '" << kKvAttr
-                             << "' must be {layer = <integer >= 0>, kind = key or value}, got "
-                             << attr.getValue();
+                             << "' must be {layer = <integer 0 to " << kMaxLayer
+                             << ">, kind = key or value}, got " << attr.getValue();
   ValueRole want = isResult ? ValueRole::kvPresent : ValueRole::kvPast;
   if (valueRoleOf(all) != want)
     return op->emitOpError() << what << index << ": '" << kKvAttr << "' needs role "

@@ -106,9 +106,10 @@ int64_t staticFeaturesPerImage(const Plan &plan) {
   if (g.visionFunction.empty())
     return -1;
   const FunctionInfo &fn = plan.function(g.visionFunction);
-  if (fn.outputs.empty())
+  const int features = fn.outputWithRole(ValueRole::imageFeatures);
+  if (features < 0)
     return -1;
-  const Shape &shape = fn.tensors[fn.outputs[0].tensor].shape;
+  const Shape &shape = fn.tensors[fn.outputs[features].tensor].shape;
   return shape.size() == 3 && shape[1] > 0 ? shape[1] : -1;
 }
 

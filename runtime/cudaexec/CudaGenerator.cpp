@@ -22,8 +22,10 @@ CudaGenerator::CudaGenerator(std::shared_ptr<const Plan> plan, bool cudaGraphs,
   ctx_ = std::make_unique<CudaContext>();
   ctx_->setGraphsEnabled(cudaGraphs);
   ctx_->setFusedLaunchesEnabled(fusedLaunches);
-  if (!g.visionFunction.empty())
+  if (!g.visionFunction.empty()) {
     vision_ = std::make_unique<CudaExecutor>(plan_, g.visionFunction, *ctx_);
+    featuresOutput_ = checkVision(*plan_, vision_->function());
+  }
   embed_ = std::make_unique<CudaExecutor>(plan_, g.embedFunction, *ctx_);
   decoder_ = std::make_unique<CudaExecutor>(plan_, g.decoderFunction, *ctx_);
   logitsOutput_ = checkDecoder(*plan_, decoder_->function());
@@ -173,7 +175,7 @@ GenerationResult CudaGenerator::generate(const Tensor *pixelValues,
   if (pixelValues) {
     if (!vision_)
       fail("the plan has no vision encoder, but pixel values were given");
-    features = vision_->run({{*pixelValues, false}})[0];
+    features = std::move(vision_->run({{*pixelValues, false}})[featuresOutput_]);
     ctx_->synchronize();
     r.visionMs = msSince(start);
     r.imageFeatureCount = imageFeatureCount(features.shape);

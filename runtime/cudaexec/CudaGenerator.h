@@ -61,7 +61,8 @@ private:
   int64_t *hostToken_ = nullptr; ///< page-locked
   PinnedBuffer hostTokens_;      ///< the decode steps' token ids
   cudaEvent_t tokenReady_[2] = {nullptr, nullptr};
-  int logitsOutput_ = 0;
+  int logitsOutput_ = 0;   ///< the decoder output of role logits
+  int featuresOutput_ = 0; ///< the vision-encoder output of role image_features
 };
 
 } // namespace mm::rt::cudaexec

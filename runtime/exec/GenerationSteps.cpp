@@ -44,6 +44,16 @@ int checkDecoder(const Plan &plan, const FunctionInfo &dec) {
   return logits;
 }
 
+int checkVision(const Plan &plan, const FunctionInfo &vision) {
+  if (vision.inputs.size() != 1 || vision.inputs[0].role != ValueRole::pixelValues)
+    fail(plan.origin(), ": vision encoder '", vision.name,
+         "' must take one input, of role pixel_values");
+  const int features = vision.outputWithRole(ValueRole::imageFeatures);
+  if (features < 0)
+    fail(plan.origin(), ": vision encoder '", vision.name, "' has no output of role image_features");
+  return features;
+}
+
 void checkEmbed(const FunctionInfo &embed) {
   if (embed.inputs.size() != 1 || embed.outputs.size() != 1 ||
       embed.inputs[0].role != ValueRole::inputIds)

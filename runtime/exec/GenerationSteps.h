@@ -26,6 +26,9 @@ void requireGenerationInfo(const Plan &plan);
 /// inputs_embeds, attention_mask or position_ids, or a slot's kv_past) and returns the
 /// index of its output of role logits. Throws Error naming the plan and the input.
 int checkDecoder(const Plan &plan, const FunctionInfo &decoder);
+/// Checks the vision encoder (one input, of role pixel_values) and returns the index of its
+/// output of role image_features. Throws Error naming the plan and the function.
+int checkVision(const Plan &plan, const FunctionInfo &vision);
 /// Throws Error unless the embedding function takes one input, of role input_ids, and
 /// returns one result (inputs_embeds).
 void checkEmbed(const FunctionInfo &embed);

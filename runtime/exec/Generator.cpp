@@ -22,8 +22,10 @@ Generator::Generator(std::shared_ptr<const Plan> plan, const cpu::KernelRegistry
     : plan_(std::move(plan)) {
   requireGenerationInfo(*plan_);
   const GenerationInfo &g = plan_->generation();
-  if (!g.visionFunction.empty())
+  if (!g.visionFunction.empty()) {
     vision_ = std::make_unique<Executor>(plan_, g.visionFunction, kernels);
+    featuresOutput_ = checkVision(*plan_, vision_->function());
+  }
   embed_ = std::make_unique<Executor>(plan_, g.embedFunction, kernels);
   decoder_ = std::make_unique<Executor>(plan_, g.decoderFunction, kernels);
   logitsOutput_ = checkDecoder(*plan_, decoder_->function());
@@ -93,7 +95,7 @@ GenerationResult Generator::generate(const Tensor *pixelValues,
   if (pixelValues) {
     if (!vision_)
       fail("the plan has no vision encoder, but pixel values were given");
-    r.imageFeatures = vision_->run({*pixelValues})[0];
+    r.imageFeatures = std::move(vision_->run({*pixelValues})[featuresOutput_]);
     r.visionMs = msSince(start);
     r.imageFeatureCount = imageFeatureCount(r.imageFeatures.shape);
   }

@@ -86,7 +86,8 @@ private:
 
   std::shared_ptr<const Plan> plan_;
   std::unique_ptr<Executor> vision_, embed_, decoder_;
-  int logitsOutput_ = 0;
+  int logitsOutput_ = 0;   ///< the decoder output of role logits
+  int featuresOutput_ = 0; ///< the vision-encoder output of role image_features
 };
 
 /// Peak resident set size of this process so far, in MiB (getrusage).

@@ -44,8 +44,26 @@ int FunctionInfo::outputWithRole(ValueRole role) const {
   return -1;
 }
 
-static_assert(static_cast<int>(ValueRole::kvPresent) == static_cast<int>(plan::fb::ValueRole::MAX));
-static_assert(static_cast<int>(FunctionRole::decoder) == static_cast<int>(plan::fb::FunctionRole::MAX));
+// The runtime's role enums read the plan's by value: every member at its plan number.
+#define MM_SAME_ROLE(Enum, ours, plans)                                                    \
+  static_assert(static_cast<int>(Enum::ours) == static_cast<int>(plan::fb::Enum::plans))
+MM_SAME_ROLE(ValueRole, none, none);
+MM_SAME_ROLE(ValueRole, inputIds, input_ids);
+MM_SAME_ROLE(ValueRole, inputsEmbeds, inputs_embeds);
+MM_SAME_ROLE(ValueRole, attentionMask, attention_mask);
+MM_SAME_ROLE(ValueRole, positionIds, position_ids);
+MM_SAME_ROLE(ValueRole, pixelValues, pixel_values);
+MM_SAME_ROLE(ValueRole, imageFeatures, image_features);
+MM_SAME_ROLE(ValueRole, logits, logits);
+MM_SAME_ROLE(ValueRole, kvPast, kv_past);
+MM_SAME_ROLE(ValueRole, kvPresent, kv_present);
+MM_SAME_ROLE(ValueRole, kvPresent, MAX);
+MM_SAME_ROLE(FunctionRole, none, none);
+MM_SAME_ROLE(FunctionRole, visionEncoder, vision_encoder);
+MM_SAME_ROLE(FunctionRole, embedding, embedding);
+MM_SAME_ROLE(FunctionRole, decoder, decoder);
+MM_SAME_ROLE(FunctionRole, decoder, MAX);
+#undef MM_SAME_ROLE
 
 const char *roleName(ValueRole role) {
   return plan::fb::EnumNameValueRole(static_cast<plan::fb::ValueRole>(role));

@@ -539,6 +539,14 @@ TEST(Generator, NeedsTheRolesItBindsNotTheNames) {
   p.functions[1].inputRoles = {ValueRole::none};
   EXPECT_EQ(generatorError(p), "embedding function 'embed_tokens' must take one input of role "
                                "input_ids and return one result (inputs_embeds)");
+  p = generationPlan();
+  p.functions[0].outputRoles = {ValueRole::none};
+  EXPECT_EQ(generatorError(p),
+            "test.plan: vision encoder 'vision_encoder' has no output of role image_features");
+  p = generationPlan();
+  p.functions[0].inputRoles = {ValueRole::none};
+  EXPECT_EQ(generatorError(p),
+            "test.plan: vision encoder 'vision_encoder' must take one input, of role pixel_values");
 }
 
 } // namespace

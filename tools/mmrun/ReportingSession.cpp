@@ -34,9 +34,10 @@ Tensor ReportingSession::toVisionInput(Tensor pixels, const std::string &process
   if (vision.empty())
     fail("the plan has no vision encoder, but an image was given");
   const FunctionInfo &fn = session_.plan().function(vision);
-  if (fn.inputs.empty())
-    return pixels;
-  const TensorInfo &want = fn.tensors[fn.inputs[0].tensor];
+  const int input = fn.inputWithRole(ValueRole::pixelValues);
+  if (input < 0)
+    return pixels; // the generator names what is missing
+  const TensorInfo &want = fn.tensors[fn.inputs[input].tensor];
   const Shape &s = want.shape;
   if (!processedBy.empty() && s.size() == 4 && pixels.rank() == 4 && s[2] >= 0 && s[3] >= 0 &&
       (s[2] != pixels.shape[2] || s[3] != pixels.shape[3]))
