@@ -104,6 +104,7 @@ def mmrun_generation(results, mode, notes):
             "min_tokens": min(len(r["tokens"]) for r in runs),
             "stopped_at_eos": any(r.get("stopped_at_eos") for r in runs),
             "cuda_graphs": runs[-1].get("cuda_graphs"),
+            "memory": runs[-1].get("memory", {}),
             "vision_in_loop_ms": statistics.median(r["timing"]["vision_encoder_ms"] for r in runs)}
 
 
@@ -253,6 +254,22 @@ def device_only_vision(cols):
             "time): " + ", ".join(parts) + "."]
 
 
+def device_memory_lines(cols):
+    """mmrun's device memory after its last generation: the three shares against what the
+    device reports (cudaMemGetInfo, less what it reported before the first allocation)."""
+    m = cols["mmrun"].get("gen", {}).get("memory", {})
+    keys = ("weights_bytes", "kv_cache_bytes", "arena_bytes", "device_bytes",
+            "device_reported_bytes")
+    if not all(isinstance(m.get(k), (int, float)) for k in keys) or not m["device_reported_bytes"]:
+        return []
+    mib = {k: m[k] / 2**20 for k in keys}
+    return [f"Device memory after a generation (mmrun, CUDA graphs on): weights "
+            f"{mib['weights_bytes']:.1f} + KV cache {mib['kv_cache_bytes']:.1f} + arena "
+            f"{mib['arena_bytes']:.1f} = {mib['device_bytes']:.1f} MiB; the device reports "
+            f"{mib['device_reported_bytes']:.1f} MiB in use since before the first allocation "
+            f"(the three are {100 * m['device_bytes'] / m['device_reported_bytes']:.1f} % of it)."]
+
+
 def context_lines(cols, gbs, wbytes, source, roof, inputs, new_tokens):
     """The lines under the table: roofline inputs, prompt, memory definitions, token checks."""
     lines = []
@@ -266,6 +283,7 @@ def context_lines(cols, gbs, wbytes, source, roof, inputs, new_tokens):
                      f"{inputs.get('text_tokens')} text tokens), {inputs.get('image_size')} px image.")
     lines.append("Peak device memory: mmrun's memory.peak_device_mib; HF: torch.cuda."
                  "max_memory_reserved (its caching allocator; the CUDA context is not counted).")
+    lines += device_memory_lines(cols)
     lines += device_only_vision(cols)
     lines += token_notes(cols, new_tokens)
     comp = cols["hf_compile"]["raw"]

@@ -31,8 +31,8 @@ CudaContext::~CudaContext() {
 }
 
 const cuda::SplitScratch &CudaContext::decodeScratch(size_t partialFloats, size_t counters) {
-  if (partials_.reserve(partialFloats * sizeof(float), "attention scratch") |
-      counters_.reserve(counters * sizeof(unsigned), "attention scratch")) {
+  if (partials_.reserve(partialFloats * sizeof(float), "attention scratch", DeviceShare::arena) |
+      counters_.reserve(counters * sizeof(unsigned), "attention scratch", DeviceShare::arena)) {
     // The counters start at zero and every launch leaves them so (CudaCommon.h).
     checkCuda(cudaMemsetAsync(counters_.get(), 0, counters_.bytes(), stream_), "cudaMemsetAsync");
     scratch_.partials = static_cast<float *>(partials_.get());
@@ -63,7 +63,6 @@ bool isPastInput(const FunctionInfo &fn, size_t input) {
       return true;
   return false;
 }
-size_t alignUp(size_t n) { return (n + 255) / 256 * 256; }
 } // namespace
 
 CudaExecutor::CudaExecutor(std::shared_ptr<const Plan> plan, const std::string &function,
@@ -209,11 +208,6 @@ void CudaExecutor::markStepsIntoAttention() {
   }
 }
 
-bool CudaExecutor::isUploadedConstant(const char *p) const {
-  const char *base = static_cast<const char *>(parameters_.get());
-  return base && p >= base && p < base + parameters_.bytes();
-}
-
 CudaExecutor::~CudaExecutor() {
   cudaStreamSynchronize(ctx_.stream());
   for (auto &[sig, graph] : graphs_)
@@ -223,34 +217,7 @@ CudaExecutor::~CudaExecutor() {
       cudaEventDestroy(e);
 }
 
-void CudaExecutor::uploadParameters() {
-  const FunctionInfo &fn = *fn_;
-  parameterDev_.assign(fn.tensors.size(), nullptr);
-  size_t total = 0;
-  for (const TensorInfo &t : fn.tensors)
-    if (t.kind == TensorKind::weight || t.kind == TensorKind::constant) {
-      total += alignUp(t.value.nbytes());
-      if (t.kind == TensorKind::weight)
-        weightBytes_ += t.value.nbytes();
-    }
-  if (total == 0)
-    return;
-  std::string what = "the weights of '" + fn.name + "'";
-  requireFreeDeviceMemory(total, what.c_str());
-  parameters_ = DeviceBuffer(total, what.c_str());
-  size_t offset = 0;
-  for (uint32_t t = 0; t < fn.tensors.size(); ++t) {
-    const TensorInfo &info = fn.tensors[t];
-    if (info.kind != TensorKind::weight && info.kind != TensorKind::constant)
-      continue;
-    char *dst = static_cast<char *>(parameters_.get()) + offset;
-    if (info.value.nbytes())
-      checkCuda(cudaMemcpy(dst, info.value.data, info.value.nbytes(), cudaMemcpyHostToDevice),
-                "uploading weights");
-    parameterDev_[t] = dst;
-    offset += alignUp(info.value.nbytes());
-  }
-}
+void CudaExecutor::uploadParameters() { parameterDev_ = ctx_.weights().upload(*fn_); }
 
 /// mm.conv runs as im2col + GEMM with the weight [O, C*kh*kw] transposed to [K, O] once.
 void CudaExecutor::prepareConvWeights() {
@@ -262,7 +229,7 @@ void CudaExecutor::prepareConvWeights() {
     if (info.kind != TensorKind::weight || info.shape.size() != 4 || convWeights_.count(w))
       continue; // runConv reports the problem with the op's name
     int64_t o = info.shape[0], k = info.shape[1] * info.shape[2] * info.shape[3];
-    DeviceBuffer buf(info.value.nbytes(), "convolution weights");
+    DeviceBuffer buf(info.value.nbytes(), "convolution weights", DeviceShare::weights);
     cuda::StridedLayout l;
     l.rank = 2;
     l.shape[0] = k;

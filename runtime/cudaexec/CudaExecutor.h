@@ -26,6 +26,7 @@
 #include "runtime/cuda/Blas.h"
 #include "runtime/cudaexec/DeviceKvCache.h"
 #include "runtime/cudaexec/DeviceMemory.h"
+#include "runtime/cudaexec/DeviceWeights.h"
 #include "runtime/exec/Arena.h"
 #include "runtime/plan/Plan.h"
 
@@ -50,6 +51,9 @@ public:
 
   cudaStream_t stream() const { return stream_; }
   cuda::Blas &blas() { return *blas_; }
+  /// The weights and constants uploaded for the executors made on this context (each once).
+  DeviceWeights &weights() { return weights_; }
+  const DeviceWeights &weights() const { return weights_; }
   /// Scratch for decodeAttention big enough for (batch, heads, headDim, splits); grows
   /// (outside any segment being recorded) when a call needs more.
   const cuda::SplitScratch &decodeScratch(size_t partialFloats, size_t counters);
@@ -66,6 +70,7 @@ public:
 private:
   cudaStream_t stream_ = nullptr;
   std::unique_ptr<cuda::Blas> blas_;
+  DeviceWeights weights_;
   DeviceBuffer partials_, counters_;
   cuda::SplitScratch scratch_;
   bool graphs_ = true;
@@ -127,9 +132,8 @@ public:
 
   /// The counters, after waiting for the calls issued so far.
   const LaunchStats &stats();
-  /// Bytes of the activation arena and of the uploaded weights and constants.
+  /// Bytes of the activation arena.
   size_t arenaBytes() const { return arena_.capacity(); }
-  size_t weightBytes() const { return weightBytes_; }
 
   /// One value during a call (public for the op launch table in CudaOps.cpp).
   struct Value {
@@ -154,7 +158,7 @@ private:
   void markStepsIntoAttention();
   /// True when `p` points into the weights and constants uploaded at load (never written
   /// by a launch), so that a GEMV may read it before the previous kernel has finished.
-  bool isUploadedConstant(const char *p) const;
+  bool isUploadedConstant(const char *p) const { return ctx_.weights().holds(p); }
   std::vector<Value> bindInputs(const std::vector<RunInput> &inputs, DeviceKvCache *cache);
   void runHostOp(size_t index, std::vector<Value> &values);
   void runDeviceOp(size_t index, std::vector<Value> &values, DeviceKvCache *cache);
@@ -223,9 +227,7 @@ private:
     std::vector<void *> blocks;
   } deferredRotary_;
   std::vector<Value> kvPending_;              ///< per KV slot: entries not yet appended
-  DeviceBuffer parameters_;                   ///< weights and constants
-  std::vector<char *> parameterDev_;          ///< per tensor: device copy, or null
-  size_t weightBytes_ = 0;
+  std::vector<char *> parameterDev_;          ///< per tensor: device copy (ctx_.weights()), or null
   std::map<uint32_t, DeviceBuffer> convWeights_; ///< per conv weight: [K, O] transposed
   std::vector<DeviceBuffer> outputBuffers_;   ///< per function output
   Arena arena_;

@@ -11,17 +11,18 @@ namespace mm::rt::cudaexec {
 
 using namespace generation;
 
-CudaGenerator::CudaGenerator(std::shared_ptr<const Plan> plan, bool cudaGraphs,
-                             bool fusedLaunches)
-    : plan_(std::move(plan)) {
-  requireGenerationInfo(*plan_);
-  const GenerationInfo &g = plan_->generation();
+void requireGenerationOnCuda(const Plan &plan) {
+  requireGenerationInfo(plan);
+  const GenerationInfo &g = plan.generation();
   for (const std::string *f : {&g.visionFunction, &g.embedFunction, &g.decoderFunction})
     if (!f->empty())
-      requireCudaPlacement(*plan_, plan_->function(*f));
-  ctx_ = std::make_unique<CudaContext>();
-  ctx_->setGraphsEnabled(cudaGraphs);
-  ctx_->setFusedLaunchesEnabled(fusedLaunches);
+      requireCudaPlacement(plan, plan.function(*f));
+}
+
+CudaGenerator::CudaGenerator(std::shared_ptr<const Plan> plan, CudaContext &ctx)
+    : plan_(std::move(plan)), ctx_(&ctx) {
+  requireGenerationOnCuda(*plan_);
+  const GenerationInfo &g = plan_->generation();
   if (!g.visionFunction.empty()) {
     vision_ = std::make_unique<CudaExecutor>(plan_, g.visionFunction, *ctx_);
     featuresOutput_ = checkVision(*plan_, vision_->function());
@@ -30,7 +31,7 @@ CudaGenerator::CudaGenerator(std::shared_ptr<const Plan> plan, bool cudaGraphs,
   decoder_ = std::make_unique<CudaExecutor>(plan_, g.decoderFunction, *ctx_);
   logitsOutput_ = checkDecoder(*plan_, decoder_->function());
   checkEmbed(embed_->function());
-  token_ = DeviceBuffer(sizeof(int64_t), "the next token");
+  token_ = DeviceBuffer(sizeof(int64_t), "the next token", DeviceShare::arena);
   cuda::checkCuda(cudaMallocHost(reinterpret_cast<void **>(&hostToken_), sizeof(int64_t)),
                   "cudaMallocHost");
   for (cudaEvent_t &e : tokenReady_)
@@ -188,7 +189,7 @@ GenerationResult CudaGenerator::generate(const Tensor *pixelValues,
   if (r.imageFeatureCount > 0) {
     const int64_t hidden = embeds.shape[2];
     checkFeaturesMatchEmbeddings(features.dtype, features.shape, embeds.dtype, embeds.shape);
-    ids_.reserve(inputIds.size() * sizeof(int64_t), "prompt ids");
+    ids_.reserve(inputIds.size() * sizeof(int64_t), "prompt ids", DeviceShare::arena);
     cuda::checkCuda(cudaMemcpyAsync(ids_.get(), inputIds.data(), inputIds.size() * sizeof(int64_t),
                                     cudaMemcpyHostToDevice, s),
                     "cudaMemcpyAsync");

@@ -19,13 +19,16 @@
 
 namespace mm::rt::cudaexec {
 
+/// Throws Error unless `plan` has generation metadata and its generation functions were
+/// compiled for CUDA (before any device is touched).
+void requireGenerationOnCuda(const Plan &plan);
+
 class CudaGenerator {
 public:
-  /// Creates the device context and executors (uploading the weights); throws Error if the
-  /// plan has no generation metadata, was not compiled for CUDA, or does not fit.
-  /// cudaGraphs and fusedLaunches set the context's switches (CudaContext).
-  explicit CudaGenerator(std::shared_ptr<const Plan> plan, bool cudaGraphs = true,
-                         bool fusedLaunches = true);
+  /// Creates the executors on `ctx` (uploading the weights not on it yet); throws Error if
+  /// the plan has no generation metadata, was not compiled for CUDA, or does not fit.
+  /// `ctx` outlives the generator.
+  CudaGenerator(std::shared_ptr<const Plan> plan, CudaContext &ctx);
   ~CudaGenerator();
 
   /// As Generator::generate; the result's tensors are host copies.
@@ -54,7 +57,7 @@ private:
   Tensor lastRowOnHost(const DeviceTensor &logits);
 
   std::shared_ptr<const Plan> plan_;
-  std::unique_ptr<CudaContext> ctx_;
+  CudaContext *ctx_;
   std::unique_ptr<CudaExecutor> vision_, embed_, decoder_;
   std::unique_ptr<DeviceKvCache> cache_;
   DeviceBuffer token_, ids_;

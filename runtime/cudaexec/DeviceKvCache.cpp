@@ -32,8 +32,9 @@ DeviceKvCache::DeviceKvCache(const FunctionInfo &decoder, int64_t batch, int64_t
   for (size_t i = 0; i < decoder.kvSlots.size(); ++i)
     buffers_.emplace_back(static_cast<size_t>(batch * heads_[i] * capacity * headDims_[i]) *
                               dtypeSize(dtypes_[i]),
-                          "the KV cache");
-  lens_ = DeviceBuffer(static_cast<size_t>(batch) * sizeof(int32_t), "KV-cache lengths");
+                          "the KV cache", DeviceShare::kvCache);
+  lens_ = DeviceBuffer(static_cast<size_t>(batch) * sizeof(int32_t), "KV-cache lengths",
+                       DeviceShare::kvCache);
   cuda::checkCuda(cudaMemset(lens_.get(), 0, lens_.bytes()), "cudaMemset");
   cuda::checkCuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); // before any stream uses them
 }

@@ -20,11 +20,26 @@ namespace {
 struct Allocation {
   size_t bytes;
   std::string what;
+  DeviceShare share;
 };
 std::mutex sizesMutex;
 std::unordered_map<void *, Allocation> sizes;
 size_t inUse = 0, peak = 0;
 std::map<std::string, size_t> inUseByPurpose, peakByPurpose;
+DeviceShares inUseByShare;
+size_t usedAtStart = 0; ///< cudaMemGetInfo's total - free when requireCudaDevice first ran
+
+size_t &shareOf(DeviceShares &s, DeviceShare share) {
+  return share == DeviceShare::weights ? s.weights
+         : share == DeviceShare::kvCache ? s.kvCache
+                                         : s.arena;
+}
+
+size_t deviceBytesUsed() {
+  size_t freeBytes = 0, total = 0;
+  cuda::checkCuda(cudaMemGetInfo(&freeBytes, &total), "cudaMemGetInfo");
+  return total - freeBytes;
+}
 
 constexpr double kMiB = 1024.0 * 1024.0;
 
@@ -42,7 +57,9 @@ std::string mib(size_t bytes) {
        " free of ", mib(total));
 }
 
-void *arenaDeviceAllocate(size_t bytes) { return deviceAllocate(bytes, "activations"); }
+void *arenaDeviceAllocate(size_t bytes) {
+  return deviceAllocate(bytes, "activations", DeviceShare::arena);
+}
 
 void *pinnedAllocate(size_t bytes) {
   void *p = nullptr;
@@ -81,6 +98,17 @@ void requireCudaDevice() {
     fail("CUDA device 0 (", prop.name, ") has compute capability ", prop.major, ".", prop.minor,
          "; this build's kernels need 9.0 or newer (build with -DCMAKE_CUDA_ARCHITECTURES for "
          "it) or use --device cpu");
+  static const bool baseline = [] {
+    cuda::checkCuda(cudaFree(nullptr), "creating the CUDA context"); // before reading the baseline
+    usedAtStart = deviceBytesUsed();
+    return true;
+  }();
+  (void)baseline;
+}
+
+size_t deviceBytesUsedSinceStart() {
+  const size_t used = deviceBytesUsed();
+  return used > usedAtStart ? used - usedAtStart : 0;
 }
 
 void requireFreeDeviceMemory(size_t bytes, const char *what) {
@@ -91,13 +119,14 @@ void requireFreeDeviceMemory(size_t bytes, const char *what) {
          mib(total));
 }
 
-void *deviceAllocate(size_t bytes, const char *what) {
+void *deviceAllocate(size_t bytes, const char *what, DeviceShare share) {
   void *p = nullptr;
   if (cudaMalloc(&p, std::max<size_t>(bytes, 1)) != cudaSuccess)
     outOfMemory(bytes, what);
   std::lock_guard<std::mutex> lock(sizesMutex);
-  sizes[p] = {bytes, what};
+  sizes[p] = {bytes, what, share};
   inUse += bytes;
+  shareOf(inUseByShare, share) += bytes;
   inUseByPurpose[what] += bytes;
   if (inUse > peak) {
     peak = inUse;
@@ -115,6 +144,7 @@ void deviceFree(void *ptr) {
   auto it = sizes.find(ptr);
   if (it != sizes.end()) {
     inUse -= it->second.bytes;
+    shareOf(inUseByShare, it->second.share) -= it->second.bytes;
     auto purpose = inUseByPurpose.find(it->second.what); // there since deviceAllocate
     if (purpose != inUseByPurpose.end() && (purpose->second -= it->second.bytes) == 0)
       inUseByPurpose.erase(purpose); // a later free of a 0-byte block of it finds none
@@ -130,6 +160,11 @@ size_t deviceBytesInUse() {
 size_t deviceBytesPeak() {
   std::lock_guard<std::mutex> lock(sizesMutex);
   return peak;
+}
+
+DeviceShares deviceBytesInUseByShare() {
+  std::lock_guard<std::mutex> lock(sizesMutex);
+  return inUseByShare;
 }
 
 std::map<std::string, size_t> deviceBytesAtPeak() {
@@ -151,13 +186,13 @@ DeviceBuffer &DeviceBuffer::operator=(DeviceBuffer &&o) noexcept {
   return *this;
 }
 
-bool DeviceBuffer::reserve(size_t bytes, const char *what) {
+bool DeviceBuffer::reserve(size_t bytes, const char *what, DeviceShare share) {
   if (ptr_ && bytes_ >= bytes)
     return false;
   deviceFree(ptr_);
   ptr_ = nullptr;
   bytes_ = 0;
-  ptr_ = deviceAllocate(bytes, what);
+  ptr_ = deviceAllocate(bytes, what, share);
   bytes_ = bytes;
   return true;
 }

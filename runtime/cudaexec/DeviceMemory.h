@@ -24,9 +24,14 @@ namespace mm::rt::cudaexec {
 /// compute capability 9.0 the kernels are built for. Selects device 0.
 void requireCudaDevice();
 
+/// Which of the three device-memory figures (mmrun --json: weights, KV cache, arena) an
+/// allocation counts in. The arena is everything a call needs besides the first two:
+/// activations, function outputs, attention scratch, staged ids.
+enum class DeviceShare { weights, kvCache, arena };
+
 /// cudaMalloc of `bytes` (at least 256-byte aligned); throws Error "out of device memory:
 /// <what> needs N MiB, M MiB free of T MiB" on failure.
-void *deviceAllocate(size_t bytes, const char *what);
+void *deviceAllocate(size_t bytes, const char *what, DeviceShare share);
 /// Frees a pointer from deviceAllocate (null is ignored). Synchronises the device first,
 /// so that work still reading the memory completes.
 void deviceFree(void *ptr);
@@ -36,6 +41,16 @@ size_t deviceBytesPeak();
 /// The allocations live when deviceBytesPeak() was reached, in bytes per `what` label of
 /// deviceAllocate (they sum to deviceBytesPeak()).
 std::map<std::string, size_t> deviceBytesAtPeak();
+/// Bytes currently allocated with deviceAllocate in each share.
+struct DeviceShares {
+  size_t weights = 0, kvCache = 0, arena = 0;
+};
+DeviceShares deviceBytesInUseByShare();
+/// Device memory in use as the device reports it (cudaMemGetInfo: total - free) minus what
+/// it reported when requireCudaDevice first ran, before this process allocated anything:
+/// our allocations rounded up to the driver's pages, plus the cuBLASLt workspace, the
+/// loaded kernels and the CUDA graphs.
+size_t deviceBytesUsedSinceStart();
 /// Throws the out-of-memory Error above when `bytes` exceed the device's free memory.
 void requireFreeDeviceMemory(size_t bytes, const char *what);
 
@@ -49,7 +64,8 @@ Arena::Memory pinnedArenaMemory();
 class DeviceBuffer {
 public:
   DeviceBuffer() = default;
-  DeviceBuffer(size_t bytes, const char *what) : ptr_(deviceAllocate(bytes, what)), bytes_(bytes) {}
+  DeviceBuffer(size_t bytes, const char *what, DeviceShare share)
+      : ptr_(deviceAllocate(bytes, what, share)), bytes_(bytes) {}
   ~DeviceBuffer() { deviceFree(ptr_); }
   DeviceBuffer(DeviceBuffer &&o) noexcept : ptr_(o.ptr_), bytes_(o.bytes_) { o.ptr_ = nullptr; o.bytes_ = 0; }
   DeviceBuffer &operator=(DeviceBuffer &&o) noexcept;
@@ -59,7 +75,7 @@ public:
   void *get() const { return ptr_; }
   size_t bytes() const { return bytes_; }
   /// Reallocates (contents lost) when smaller than `bytes`; true when it did.
-  bool reserve(size_t bytes, const char *what);
+  bool reserve(size_t bytes, const char *what, DeviceShare share);
 
 private:
   void *ptr_ = nullptr;

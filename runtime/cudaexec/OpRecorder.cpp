@@ -118,7 +118,7 @@ void CudaExecutor::OpRecorder::copyInto(Value &v, DeviceBuffer &buf, const char 
   ensureDevice(v);
   const size_t es = dtypeSize(v.dtype);
   const size_t bytes = static_cast<size_t>(numElements(v.shape)) * es;
-  buf.reserve(bytes, what);
+  buf.reserve(bytes, what, DeviceShare::arena);
   char *dst = static_cast<char *>(buf.get());
   const char *src = v.dev;
   if (isContiguous(v)) {
@@ -170,7 +170,7 @@ CudaExecutor::Value &CudaExecutor::OpRecorder::result(size_t r, const Shape &sha
     for (size_t o = 0; o < ex_.fn_->outputs.size(); ++o)
       if (ex_.fn_->outputs[o].tensor == id) {
         DeviceBuffer &buf = ex_.outputBuffers_[o];
-        buf.reserve(bytes, "function outputs");
+        buf.reserve(bytes, "function outputs", DeviceShare::arena);
         out.dev = static_cast<char *>(buf.get());
         return out;
       }

@@ -122,8 +122,21 @@ struct Session::CudaBackend : Session::Backend {
   }
 
   void prepareGeneration() override {
-    if (!generator_)
-      generator_ = std::make_unique<cudaexec::CudaGenerator>(plan_, options_.cudaGraphs, options_.fusedLaunches);
+    if (!generator_) {
+      cudaexec::requireGenerationOnCuda(*plan_);
+      generator_ = std::make_unique<cudaexec::CudaGenerator>(plan_, context());
+    }
+  }
+
+  /// The session's device context: made at the first use, shared by every executor, so
+  /// that each weight is uploaded once.
+  cudaexec::CudaContext &context() {
+    if (!context_) {
+      context_ = std::make_unique<cudaexec::CudaContext>();
+      context_->setGraphsEnabled(options_.cudaGraphs);
+      context_->setFusedLaunchesEnabled(options_.fusedLaunches);
+    }
+    return *context_;
   }
 
   GenerationResult generate(const GenerationRequest &request) override {
@@ -136,12 +149,7 @@ struct Session::CudaBackend : Session::Backend {
     auto it = calls_.find(fn.name);
     if (it == calls_.end()) {
       cudaexec::requireCudaPlacement(*plan_, fn);
-      if (!context_) {
-        context_ = std::make_unique<cudaexec::CudaContext>();
-        context_->setGraphsEnabled(options_.cudaGraphs);
-        context_->setFusedLaunchesEnabled(options_.fusedLaunches);
-      }
-      auto e = std::make_unique<cudaexec::CudaExecutor>(plan_, fn.name, *context_); // inserted only once made
+      auto e = std::make_unique<cudaexec::CudaExecutor>(plan_, fn.name, context()); // inserted only once made
       it = calls_.emplace(fn.name, std::move(e)).first;
     }
     return *it->second;
@@ -159,10 +167,11 @@ struct Session::CudaBackend : Session::Backend {
 
   MemoryReport memory() const override {
     MemoryReport m;
-    for (const auto &[role, e] : executors()) {
-      m.weightBytes += e->weightBytes();
-      m.arenaBytes += e->arenaBytes();
-    }
+    const cudaexec::DeviceShares shares = cudaexec::deviceBytesInUseByShare();
+    m.weightBytes = shares.weights;
+    m.kvCacheBytes = shares.kvCache;
+    m.arenaBytes = shares.arena;
+    m.deviceReportedBytes = context_ ? cudaexec::deviceBytesUsedSinceStart() : 0;
     m.devicePeakByPurpose = cudaexec::deviceBytesAtPeak();
     m.peakDeviceMiB = static_cast<double>(cudaexec::deviceBytesPeak()) / (1 << 20);
     return m;
@@ -180,8 +189,9 @@ struct Session::CudaBackend : Session::Backend {
 
   std::shared_ptr<const Plan> plan_;
   SessionOptions options_;
-  std::unique_ptr<cudaexec::CudaGenerator> generator_;
+  // Destroyed in reverse: the executors before the context that holds their weights.
   std::unique_ptr<cudaexec::CudaContext> context_;
+  std::unique_ptr<cudaexec::CudaGenerator> generator_;
   std::map<std::string, std::unique_ptr<cudaexec::CudaExecutor>> calls_;
 };
 #endif

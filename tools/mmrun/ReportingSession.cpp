@@ -77,6 +77,10 @@ nlohmann::ordered_json ReportingSession::statsJson(const GenerationResult &r) co
   j["memory"] = {{"peak_rss_mib", peakResidentMiB()}, {"kv_cache_bytes", r.kvCacheBytes},
                  {"weights_bytes", m.weightBytes}, {"arena_bytes", m.arenaBytes}};
   if (!onCpu) {
+    // On the device: weights + KV cache + arena, and what the device reports in use.
+    j["memory"]["kv_cache_bytes"] = m.kvCacheBytes;
+    j["memory"]["device_bytes"] = m.weightBytes + m.kvCacheBytes + m.arenaBytes;
+    j["memory"]["device_reported_bytes"] = m.deviceReportedBytes;
     j["memory"]["peak_device_mib"] = m.peakDeviceMiB;
     nlohmann::ordered_json byPurpose = nlohmann::ordered_json::object();
     for (const auto &[what, bytes] : m.devicePeakByPurpose)
@@ -105,10 +109,12 @@ void ReportingSession::printStats(const GenerationResult &r, llvm::raw_ostream &
                        rss, mib(m.weightBytes), mib(r.kvCacheBytes), mib(m.arenaBytes));
     return;
   }
-  os << llvm::format("peak memory: %.1f MiB device (weights %.1f MiB, KV cache %.2f MiB, "
-                     "activations %.1f MiB), %.1f MiB RSS; CUDA graphs %s\n",
-                     m.peakDeviceMiB, mib(m.weightBytes), mib(r.kvCacheBytes), mib(m.arenaBytes),
-                     rss, session_.options().cudaGraphs ? "on" : "off");
+  os << llvm::format("device memory: %.1f MiB (weights %.1f MiB, KV cache %.2f MiB, arena "
+                     "%.1f MiB; the device reports %.1f MiB in use), peak %.1f MiB; %.1f MiB "
+                     "RSS; CUDA graphs %s\n",
+                     mib(m.weightBytes + m.kvCacheBytes + m.arenaBytes), mib(m.weightBytes),
+                     mib(m.kvCacheBytes), mib(m.arenaBytes), mib(m.deviceReportedBytes),
+                     m.peakDeviceMiB, rss, session_.options().cudaGraphs ? "on" : "off");
   os << "device memory at the peak:";
   for (const auto &[what, bytes] : m.devicePeakByPurpose)
     os << llvm::format(" %s %.1f MiB;", what.c_str(), mib(bytes));

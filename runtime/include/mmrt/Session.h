@@ -59,12 +59,22 @@ struct GenerationRequest {
 
 /// The memory a Session holds besides the KV cache (GenerationResult::kvCacheBytes).
 struct MemoryReport {
-  /// Bytes of the weights its prepared functions read: device copies on CUDA, mapped from
-  /// the plan file on the CPU. A function prepared for both generate() and call() counts
-  /// twice (on CUDA it has two copies; on the CPU the mapping is shared).
+  /// Bytes of the weights its prepared functions read: the device copies on CUDA (each
+  /// weight once, whichever functions read it; with the convolution weights' transposed
+  /// copies), mapped from the plan file on the CPU (a function prepared for both
+  /// generate() and call() counts twice there, the mapping shared).
   uint64_t weightBytes = 0;
-  /// Bytes of the activation arenas.
+  /// cuda: bytes of the device KV cache (with its lengths) now; 0 on the CPU, whose cache
+  /// lives for one generate() (GenerationResult::kvCacheBytes).
+  uint64_t kvCacheBytes = 0;
+  /// Bytes of the activation arenas; on CUDA everything else the session holds on the
+  /// device: activations, function outputs, attention scratch, staged token ids.
   uint64_t arenaBytes = 0;
+  /// cuda: the device memory in use as the device reports it (cudaMemGetInfo), less what it
+  /// reported before the session's first allocation: weightBytes + kvCacheBytes +
+  /// arenaBytes, rounded up to the driver's pages, plus the cuBLASLt workspace, the
+  /// loaded kernels and the CUDA graphs.
+  uint64_t deviceReportedBytes = 0;
   /// cuda: the peak of the runtime's device allocations (MiB), and the allocations live
   /// at that peak in bytes per purpose (they sum to the peak).
   double peakDeviceMiB = 0;

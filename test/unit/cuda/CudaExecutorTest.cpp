@@ -165,6 +165,36 @@ std::vector<std::vector<double>> cpuOutputs(const std::shared_ptr<const Plan> &p
 
 class CudaExecutorTest : public cuda::test::CudaTest {};
 
+// Executors on one context read one device copy of a weight they share (the session's
+// weights: an embedding and a tied lm_head, a function prepared twice).
+TEST_F(CudaExecutorTest, ExecutorsOnOneContextUploadEachWeightOnce) {
+  TPlan p = mm::test::addPlan(); // y = (x + w) + c, w a [4] f32 weight
+  p.target = "cuda";
+  for (TOp &op : p.functions[0].ops) {
+    op.placement = Placement::device;
+    op.segment = 0;
+  }
+  p.functions[0].segments = {{0, 1, "end of function"}};
+  TFunction g = p.functions[0];
+  g.name = "g";
+  p.functions.push_back(g);
+  const std::shared_ptr<const Plan> plan = mm::test::loadPlanBytes(mm::test::buildPlanBytes(p));
+  CudaContext ctx;
+  CudaExecutor f(plan, "f", ctx);
+  EXPECT_EQ(ctx.weights().weightBytes(), 4 * sizeof(float));
+  CudaExecutor second(plan, "g", ctx);
+  EXPECT_EQ(ctx.weights().weightBytes(), 4 * sizeof(float)); // not uploaded again
+  Tensor x = Tensor::host(DType::f32, {4});
+  for (int i = 0; i < 4; ++i)
+    x.as<float>()[i] = float(i);
+  for (CudaExecutor *e : {&f, &second}) {
+    const Tensor y = e->runToHost({x})[0];
+    ASSERT_EQ(y.numel(), 4);
+    for (int i = 0; i < 4; ++i) // x + w + c: i + (i + 1) + 10 (i + 1)
+      EXPECT_EQ(y.as<float>()[i], float(i + (i + 1) + 10 * (i + 1)));
+  }
+}
+
 TEST_F(CudaExecutorTest, FusedDecodeStepMatchesSeparateLaunchesAndCpu) {
   const std::shared_ptr<const Plan> plan = layerPlan();
   const std::vector<std::vector<double>> want = cpuOutputs(plan);
