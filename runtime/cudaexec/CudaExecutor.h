@@ -28,6 +28,7 @@
 #include "runtime/cudaexec/DeviceMemory.h"
 #include "runtime/cudaexec/DeviceWeights.h"
 #include "runtime/exec/Arena.h"
+#include "runtime/exec/GenerationBackend.h"
 #include "runtime/plan/Plan.h"
 
 #include <deque>
@@ -82,14 +83,8 @@ private:
 /// such on any machine.
 void requireCudaPlacement(const Plan &plan, const FunctionInfo &fn);
 
-/// A tensor in device memory, contiguous row-major.
-struct DeviceTensor {
-  DType dtype = DType::f32;
-  Shape shape;
-  void *data = nullptr;
-  int64_t numel() const { return numElements(shape); }
-  size_t nbytes() const { return static_cast<size_t>(numel()) * dtypeSize(dtype); }
-};
+/// A tensor in device memory, contiguous row-major (what the CUDA generation backend holds).
+using DeviceTensor = HeldTensor;
 
 /// An input of run(): a host tensor, or (onDevice) a contiguous tensor in device memory
 /// that stays valid until the call's work completes.

@@ -153,6 +153,33 @@ Tensor maskOrPositions(ValueRole role, DType t, int64_t past, int64_t seq) {
   return rowOf(t, pos);
 }
 
+std::vector<StageInput> decoderInputs(const FunctionInfo &decoder, const HeldTensor &embeds,
+                                      int64_t past, int64_t seq) {
+  std::vector<StageInput> inputs(decoder.inputs.size());
+  for (size_t i = 0; i < decoder.inputs.size(); ++i) {
+    const ValueRole role = decoder.inputs[i].role;
+    if (role == ValueRole::inputsEmbeds)
+      inputs[i] = StageInput::ofHeld(embeds);
+    else if (role == ValueRole::attentionMask || role == ValueRole::positionIds)
+      inputs[i] = StageInput::ofHost(
+          maskOrPositions(role, decoder.tensors[decoder.inputs[i].tensor].dtype, past, seq));
+  }
+  return inputs;
+}
+
+HeldTensor lastRow(const HeldTensor &logits) {
+  const bool floatLogits = logits.dtype == DType::f32 || logits.dtype == DType::f16 ||
+                           logits.dtype == DType::bf16;
+  if (!floatLogits || logits.shape.size() != 3 || logits.shape[0] != 1 || logits.shape[1] < 1)
+    fail("decoder logits are ", dtypeName(logits.dtype), " ", shapeString(logits.shape),
+         "; expected f32, f16 or bf16 [1, seq, vocab]");
+  const int64_t vocab = logits.shape[2];
+  HeldTensor row{logits.dtype, {vocab}, nullptr};
+  row.data = static_cast<uint8_t *>(logits.data) +
+             static_cast<size_t>((logits.shape[1] - 1) * vocab) * dtypeSize(logits.dtype);
+  return row;
+}
+
 std::vector<size_t> imageTokenPositions(const GenerationInfo &g, const std::vector<int64_t> &ids) {
   std::vector<size_t> positions;
   for (size_t i = 0; i < ids.size(); ++i)

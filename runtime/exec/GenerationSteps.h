@@ -7,6 +7,7 @@
 #ifndef MM_RUNTIME_EXEC_GENERATIONSTEPS_H
 #define MM_RUNTIME_EXEC_GENERATIONSTEPS_H
 
+#include "runtime/exec/GenerationBackend.h"
 #include "runtime/exec/Generator.h"
 #include "runtime/plan/Plan.h"
 
@@ -56,6 +57,16 @@ Tensor rowOf(DType t, const std::vector<int64_t> &values);
 /// The decoder's attention_mask (all ones, past + seq) or position_ids (past .. past+seq-1)
 /// for an input of role `role`, as [1, n] of dtype `t`.
 Tensor maskOrPositions(ValueRole role, DType t, int64_t past, int64_t seq);
+
+/// The decoder's inputs for a step of `seq` tokens after `past` cached positions: `embeds`
+/// at its input of role inputs_embeds, the host rows of maskOrPositions at those of roles
+/// attention_mask and position_ids, the kv_past inputs empty (the backend's cache holds
+/// them; checkDecoder has checked that there are no others).
+std::vector<StageInput> decoderInputs(const FunctionInfo &decoder, const HeldTensor &embeds,
+                                      int64_t past, int64_t seq);
+/// The last row [vocab] of decoder logits [1, seq, vocab] (a view of the same memory);
+/// throws Error unless the logits are f32, f16 or bf16 of that shape.
+HeldTensor lastRow(const HeldTensor &logits);
 
 /// Indices of the image tokens in the prompt.
 std::vector<size_t> imageTokenPositions(const GenerationInfo &g, const std::vector<int64_t> &ids);

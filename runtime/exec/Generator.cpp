@@ -1,10 +1,9 @@
-//===- Generator.cpp - multimodal greedy generation --------------------------===//
+//===- Generator.cpp - multimodal generation over a backend ------------------===//
 #include "runtime/exec/Generator.h"
 
 #include "runtime/core/Error.h"
 #include "runtime/exec/GenerationSteps.h"
 
-#include <cstring>
 #include <sys/resource.h>
 
 namespace mm::rt {
@@ -18,67 +17,50 @@ double peakResidentMiB() {
   return static_cast<double>(usage.ru_maxrss) / 1024.0; // ru_maxrss is in KiB on Linux
 }
 
-Generator::Generator(std::shared_ptr<const Plan> plan, const cpu::KernelRegistry &kernels)
-    : plan_(std::move(plan)) {
+Generator::Generator(std::shared_ptr<const Plan> plan, std::unique_ptr<GenerationBackend> backend)
+    : plan_(std::move(plan)), backend_(std::move(backend)) {
   requireGenerationInfo(*plan_);
-  const GenerationInfo &g = plan_->generation();
-  if (!g.visionFunction.empty()) {
-    vision_ = std::make_unique<Executor>(plan_, g.visionFunction, kernels);
-    featuresOutput_ = checkVision(*plan_, vision_->function());
-  }
-  embed_ = std::make_unique<Executor>(plan_, g.embedFunction, kernels);
-  decoder_ = std::make_unique<Executor>(plan_, g.decoderFunction, kernels);
-  logitsOutput_ = checkDecoder(*plan_, decoder_->function());
-  checkEmbed(embed_->function());
+  if (const FunctionInfo *vision = backend_->function(Stage::visionEncoder))
+    featuresOutput_ = checkVision(*plan_, *vision);
+  checkEmbed(*backend_->function(Stage::embedding));
+  logitsOutput_ = checkDecoder(*plan_, *backend_->function(Stage::decoder));
 }
 
-void Generator::setProfiling(bool on) {
-  if (vision_)
-    vision_->setProfiling(on);
-  embed_->setProfiling(on);
-  decoder_->setProfiling(on);
-}
-
-Tensor Generator::embedTokens(const std::vector<int64_t> &ids) {
-  const FunctionInfo &fn = embed_->function();
-  Tensor e = embed_->run({rowOf(fn.tensors[fn.inputs[0].tensor].dtype, ids)})[0];
+HeldTensor Generator::embedTokens(const std::vector<int64_t> &ids) {
+  const FunctionInfo &fn = *backend_->function(Stage::embedding);
+  HeldTensor e = backend_->run(
+      Stage::embedding, {StageInput::ofHost(rowOf(fn.tensors[fn.inputs[0].tensor].dtype, ids))})[0];
   checkEmbeddings(fn, e.shape, ids.size());
   return e;
 }
 
-Tensor Generator::decoderStep(const Tensor &embeds, KvCache &cache) {
-  const FunctionInfo &fn = decoder_->function();
-  const int64_t seq = embeds.shape[1];
-  const int64_t past = cache.length();
-  std::vector<Tensor> inputs(fn.inputs.size());
-  for (size_t i = 0; i < fn.inputs.size(); ++i) {
-    const ValueRole role = fn.inputs[i].role;
-    DType t = fn.tensors[fn.inputs[i].tensor].dtype;
-    if (role == ValueRole::inputsEmbeds)
-      inputs[i] = embeds;
-    else if (role == ValueRole::attentionMask || role == ValueRole::positionIds)
-      inputs[i] = maskOrPositions(role, t, past, seq);
-  }
-  std::vector<Tensor> out = decoder_->run(inputs, &cache);
-  return out[static_cast<size_t>(logitsOutput_)];
+HeldTensor Generator::decoderStep(const HeldTensor &embeds) {
+  const FunctionInfo &fn = *backend_->function(Stage::decoder);
+  return backend_->run(Stage::decoder,
+                       decoderInputs(fn, embeds, backend_->kvLength(), embeds.shape.at(1)))
+      [static_cast<size_t>(logitsOutput_)];
 }
 
-Tensor Generator::lastRow(const Tensor &logits) const {
-  bool floatLogits = logits.dtype == DType::f32 || logits.dtype == DType::f16 ||
-                     logits.dtype == DType::bf16;
-  if (!floatLogits || logits.rank() != 3 || logits.shape[0] != 1 || logits.shape[1] < 1)
-    fail("decoder logits are ", dtypeName(logits.dtype), " ", shapeString(logits.shape),
-         "; expected f32, f16 or bf16 [1, seq, vocab]");
-  const int64_t vocab = logits.shape[2];
-  Tensor last;
-  last.dtype = logits.dtype;
-  last.shape = {vocab};
-  last.data = static_cast<uint8_t *>(logits.data) +
-              static_cast<size_t>((logits.shape[1] - 1) * vocab) * dtypeSize(logits.dtype);
-  Tensor row = Tensor::host(DType::f32, {vocab}); // exact for f16 and bf16 logits
-  Tensor converted = convertFloat(last, DType::f32);
-  std::memcpy(row.data, converted.data, row.nbytes());
-  return row;
+Tensor Generator::hostRow(const HeldTensor &logits) {
+  return convertFloat(backend_->toHost(lastRow(logits)), DType::f32); // exact for f16 and bf16
+}
+
+void Generator::decode(GenerationResult &r, const GenerationOptions &options, bool stepwise,
+                       Sampler &sampler, const std::vector<int64_t> &prompt) {
+  const GenerationInfo &g = info();
+  bool more = true;
+  while (more) {
+    HeldTensor logits = decoderStep(embedTokens({nextInput(options, r, r.tokens.size())}));
+    int64_t token = 0;
+    if (stepwise) {
+      Tensor row = hostRow(logits);
+      token = sampleFromRow(sampler, row, prompt, r.tokens);
+      recordStepLogits(options, r, r.tokens.size(), row);
+    } else {
+      token = backend_->argmax(lastRow(logits));
+    }
+    more = acceptToken(g, options, r, token);
+  }
 }
 
 GenerationResult Generator::generate(const Tensor *pixelValues,
@@ -88,53 +70,60 @@ GenerationResult Generator::generate(const Tensor *pixelValues,
   const int64_t capacity = checkRequest(g, inputIds, options);
   GenerationResult r;
   r.promptTokens = static_cast<int64_t>(inputIds.size());
+  backend_->synchronize();
   auto start = Clock::now();
 
   // Vision encoder.
-  std::vector<size_t> imagePositions = imageTokenPositions(g, inputIds);
+  const size_t imageTokens = imageTokenPositions(g, inputIds).size();
+  HeldTensor features;
   if (pixelValues) {
-    if (!vision_)
+    if (!backend_->function(Stage::visionEncoder))
       fail("the plan has no vision encoder, but pixel values were given");
-    r.imageFeatures = std::move(vision_->run({*pixelValues})[featuresOutput_]);
+    features = backend_->run(Stage::visionEncoder,
+                             {StageInput::ofHost(*pixelValues)})[static_cast<size_t>(featuresOutput_)];
+    backend_->synchronize();
     r.visionMs = msSince(start);
-    r.imageFeatureCount = imageFeatureCount(r.imageFeatures.shape);
+    r.imageFeatureCount = imageFeatureCount(features.shape);
   }
-  checkImageTokenCount(g, imagePositions.size(), r.imageFeatureCount);
+  checkImageTokenCount(g, imageTokens, r.imageFeatureCount);
 
   // Embed the prompt and splice the features in.
   auto prefillStart = Clock::now();
-  Tensor embeds = embedTokens(inputIds);
+  HeldTensor embeds = embedTokens(inputIds);
   if (r.imageFeatureCount > 0) {
-    const Tensor &f = r.imageFeatures;
-    const int64_t hidden = embeds.shape[2];
-    checkFeaturesMatchEmbeddings(f.dtype, f.shape, embeds.dtype, embeds.shape);
-    const size_t rowBytes = static_cast<size_t>(hidden) * dtypeSize(f.dtype);
-    for (size_t k = 0; k < imagePositions.size(); ++k)
-      std::memcpy(static_cast<uint8_t *>(embeds.data) + imagePositions[k] * rowBytes,
-                  static_cast<const uint8_t *>(f.data) + k * rowBytes, rowBytes);
+    checkFeaturesMatchEmbeddings(features.dtype, features.shape, embeds.dtype, embeds.shape);
+    backend_->spliceImageFeatures(embeds, features, inputIds, g.imageTokenId);
   }
 
-  // Prefill.
-  KvCache cache(decoder_->function(), 1, capacity);
-  r.kvCacheBytes = cache.bytes();
+  // Prefill: the first token from the last logits row, chosen on the host when sampling
+  // or teacher forcing needs the row, else by the backend's argmax.
+  r.kvCacheBytes = backend_->resetKvCache(capacity);
+  HeldTensor logits = decoderStep(embeds);
   Sampler sampler(options.sampling);
-  Tensor row = lastRow(decoderStep(embeds, cache));
-  int64_t token = sampleFromRow(sampler, row, inputIds, r.tokens);
+  const bool stepwise = !options.teacherTokens.empty() || options.sampling.needsLogits();
+  int64_t token = 0;
+  if (stepwise) {
+    r.prefillLastLogits = hostRow(logits);
+    token = sampleFromRow(sampler, r.prefillLastLogits, inputIds, r.tokens);
+  } else {
+    token = backend_->argmax(lastRow(logits));
+  }
   r.prefillMs = msSince(prefillStart);
   r.ttftMs = msSince(start);
-  r.prefillLastLogits = row;
-  recordStepLogits(options, r, 0, row);
+  if (!stepwise)
+    r.prefillLastLogits = hostRow(logits); // outside the timing
+  recordStepLogits(options, r, 0, r.prefillLastLogits);
+  if (r.imageFeatureCount > 0) // a host copy for --dump-dir and the tests, outside the timing
+    r.imageFeatures = backend_->toHost(features);
 
-  // Decode (teacher-forced: the step logits copied, EOS not stopping).
-  bool more = acceptToken(g, options, r, token);
-  while (more) {
-    auto stepStart = Clock::now();
-    Tensor step = embedTokens({nextInput(options, r, r.tokens.size())});
-    row = lastRow(decoderStep(step, cache));
-    token = sampleFromRow(sampler, row, inputIds, r.tokens);
-    recordStepLogits(options, r, r.tokens.size(), row);
-    more = acceptToken(g, options, r, token);
-    r.decodeMs += msSince(stepStart); // with the onToken hook, as on CUDA
+  // Decode (teacher-forced: the step logits recorded, EOS not stopping).
+  if (acceptToken(g, options, r, token)) {
+    auto decodeStart = Clock::now();
+    auto accept = [&](int64_t t) { return acceptToken(g, options, r, t); };
+    if (stepwise || !backend_->decodeGreedily(token, options.maxNewTokens - 1, accept))
+      decode(r, options, stepwise, sampler, inputIds);
+    backend_->synchronize();
+    r.decodeMs = msSince(decodeStart);
   }
   setDecodeRate(r);
   return r;

@@ -1,16 +1,17 @@
-//===- Generator.h - multimodal greedy generation ----------------------------===//
+//===- Generator.h - the multimodal generation loop, over any backend ---------===//
 //
-// The LLaVA-style loop over a plan with GenerationInfo: vision encoder -> splice the
-// image features at the image-token positions of the prompt's embeddings -> prefill
-// the decoder -> decode, one token per step, with the runtime's KV cache (batch 1); each
-// token greedy or sampled (Sampler.h). Stops after maxNewTokens tokens, at an EOS token
-// (which is kept), or when GenerationOptions::onToken says so.
+// The LLaVA-style loop over a plan with GenerationInfo, one for every backend
+// (GenerationBackend.h): vision encoder -> splice the image features at the image-token
+// positions of the prompt's embeddings -> prefill the decoder -> decode, one token per
+// step, with the backend's KV cache (batch 1); each token greedy or sampled (Sampler.h).
+// Stops after maxNewTokens tokens, at an EOS token (which is kept), or when
+// GenerationOptions::onToken says so.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MM_RUNTIME_EXEC_GENERATOR_H
 #define MM_RUNTIME_EXEC_GENERATOR_H
 
-#include "runtime/exec/Executor.h"
+#include "runtime/exec/GenerationBackend.h"
 #include "runtime/exec/Sampler.h"
 
 #include <functional>
@@ -60,32 +61,34 @@ struct GenerationResult {
 
 class Generator {
 public:
-  /// Prepares executors for the plan's vision, embedding and decoder functions; throws
-  /// Error if the plan has no GenerationInfo or the decoder has no KV-cache slots.
-  explicit Generator(std::shared_ptr<const Plan> plan,
-                     const cpu::KernelRegistry &kernels = cpu::cpuKernels());
+  /// Generation over `backend` (CpuGeneration.h, runtime/cudaexec/CudaGeneration.h, or any
+  /// other GenerationBackend); checks the plan's generation functions by role (the
+  /// decoder's KV-cache slots and inputs, the embedding's one input_ids input, the vision
+  /// encoder's pixel_values and image_features). Throws Error naming what is missing.
+  Generator(std::shared_ptr<const Plan> plan, std::unique_ptr<GenerationBackend> backend);
 
   /// Generates from `inputIds` (with `pixelValues`, may be null when the prompt has no
   /// image token). Throws Error, e.g. when the number of image tokens in the prompt
-  /// differs from the number of image features (both numbers are given).
+  /// differs from the number of image features (both numbers are given). The result's
+  /// tensors are host tensors.
   GenerationResult generate(const Tensor *pixelValues, const std::vector<int64_t> &inputIds,
                             const GenerationOptions &options);
 
   const GenerationInfo &info() const { return plan_->generation(); }
-  /// The executors, for profiles and arena sizes (vision may be null).
-  const Executor *vision() const { return vision_.get(); }
-  const Executor &embed() const { return *embed_; }
-  const Executor &decoder() const { return *decoder_; }
-  void setProfiling(bool on);
+  GenerationBackend &backend() { return *backend_; }
 
 private:
-  Tensor embedTokens(const std::vector<int64_t> &ids);
-  Tensor decoderStep(const Tensor &embeds, KvCache &cache);
-  /// The last row of logits [1, seq, vocab] as f32 [vocab] on the host.
-  Tensor lastRow(const Tensor &logits) const;
+  HeldTensor embedTokens(const std::vector<int64_t> &ids);
+  HeldTensor decoderStep(const HeldTensor &embeds);
+  /// The last row of decoder logits [1, seq, vocab] as f32 [vocab] on the host.
+  Tensor hostRow(const HeldTensor &logits);
+  /// Decode after the first token, one step at a time: greedy through the backend's argmax,
+  /// or (stepwise) each step's logits row on the host for the sampler and teacher forcing.
+  void decode(GenerationResult &r, const GenerationOptions &options, bool stepwise,
+              Sampler &sampler, const std::vector<int64_t> &prompt);
 
   std::shared_ptr<const Plan> plan_;
-  std::unique_ptr<Executor> vision_, embed_, decoder_;
+  std::unique_ptr<GenerationBackend> backend_;
   int logitsOutput_ = 0;   ///< the decoder output of role logits
   int featuresOutput_ = 0; ///< the vision-encoder output of role image_features
 };

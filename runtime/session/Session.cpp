@@ -8,9 +8,10 @@
 
 #include "runtime/core/Error.h"
 #include "runtime/core/InjectedFault.h"
+#include "runtime/exec/CpuGeneration.h"
 #ifdef MM_HAVE_CUDA
 #include "runtime/cuda/CudaCommon.h"
-#include "runtime/cudaexec/CudaGenerator.h"
+#include "runtime/cudaexec/CudaGeneration.h"
 #include "runtime/cudaexec/DeviceMemory.h"
 #endif
 
@@ -62,8 +63,10 @@ struct Session::CpuBackend : Session::Backend {
   void prepareGeneration() override {
     if (generator_)
       return;
-    generator_ = std::make_unique<Generator>(plan_);
-    generator_->setProfiling(profile_);
+    auto backend = std::make_unique<CpuGeneration>(plan_);
+    backend->setProfiling(profile_);
+    generation_ = backend.get();
+    generator_ = std::make_unique<Generator>(plan_, std::move(backend));
   }
 
   GenerationResult generate(const GenerationRequest &request) override {
@@ -89,7 +92,7 @@ struct Session::CpuBackend : Session::Backend {
   }
 
   std::vector<std::pair<std::string, const Executor *>> executors() const {
-    return preparedExecutors<const Executor>(generator_.get(), calls_);
+    return preparedExecutors<const Executor>(generation_, calls_);
   }
 
   MemoryReport memory() const override {
@@ -112,6 +115,7 @@ struct Session::CpuBackend : Session::Backend {
   std::shared_ptr<const Plan> plan_;
   bool profile_;
   std::unique_ptr<Generator> generator_;
+  const CpuGeneration *generation_ = nullptr; ///< generator_'s backend
   std::map<std::string, std::unique_ptr<Executor>> calls_;
 };
 
@@ -124,7 +128,9 @@ struct Session::CudaBackend : Session::Backend {
   void prepareGeneration() override {
     if (!generator_) {
       cudaexec::requireGenerationOnCuda(*plan_);
-      generator_ = std::make_unique<cudaexec::CudaGenerator>(plan_, context());
+      auto backend = std::make_unique<cudaexec::CudaGeneration>(plan_, context());
+      generation_ = backend.get();
+      generator_ = std::make_unique<Generator>(plan_, std::move(backend));
     }
   }
 
@@ -162,7 +168,7 @@ struct Session::CudaBackend : Session::Backend {
   }
 
   std::vector<std::pair<std::string, cudaexec::CudaExecutor *>> executors() const {
-    return preparedExecutors<cudaexec::CudaExecutor>(generator_.get(), calls_);
+    return preparedExecutors<cudaexec::CudaExecutor>(generation_, calls_);
   }
 
   MemoryReport memory() const override {
@@ -191,7 +197,8 @@ struct Session::CudaBackend : Session::Backend {
   SessionOptions options_;
   // Destroyed in reverse: the executors before the context that holds their weights.
   std::unique_ptr<cudaexec::CudaContext> context_;
-  std::unique_ptr<cudaexec::CudaGenerator> generator_;
+  std::unique_ptr<Generator> generator_;
+  cudaexec::CudaGeneration *generation_ = nullptr; ///< generator_'s backend
   std::map<std::string, std::unique_ptr<cudaexec::CudaExecutor>> calls_;
 };
 #endif

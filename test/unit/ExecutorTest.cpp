@@ -5,10 +5,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "PlanTestUtil.h"
+#include "TestUtil.h"
 
 #include "runtime/core/Error.h"
 #include "runtime/exec/Executor.h"
-#include "runtime/exec/Generator.h"
 #include "runtime/exec/StridedView.h"
 
 #include <gtest/gtest.h>
@@ -92,20 +92,6 @@ cpu::KernelRegistry testKernels() {
   return r;
 }
 
-Tensor f32(Shape shape, std::vector<float> values) {
-  Tensor t = Tensor::host(DType::f32, std::move(shape));
-  std::memcpy(t.data, values.data(), values.size() * 4);
-  return t;
-}
-
-std::string runError(const std::function<void()> &fn) {
-  try {
-    fn();
-  } catch (const Error &e) {
-    return e.what();
-  }
-  return "";
-}
 
 TEST(Executor, RunsAPlanAndReusesItsArena) {
   auto plan = loadPlanBytes(buildPlanBytes(addPlan()));
@@ -384,169 +370,6 @@ TEST(Executor, AttentionReadsKvCacheViewsWithoutCopies) {
     for (int64_t i = 0; i < r2[0].numel(); ++i)
       EXPECT_EQ(c2[0].as<float>()[i], r2[0].as<float>()[i]) << "mask heads " << maskHeads << " at " << i;
   }
-}
-
-//===----------------------------------------------------------------------===//
-// Generation loop
-//===----------------------------------------------------------------------===//
-
-/// embed: [1, seq] ids -> [1, seq, 2] rows {id, 0}.
-void embedKernel(cpu::KernelContext &ctx, const std::vector<const Tensor *> &in, std::vector<Tensor> &out) {
-  int64_t seq = in[0]->shape[1];
-  out.at(0) = ctx.allocateOutput(0, {1, seq, 2});
-  for (int64_t i = 0; i < seq; ++i) {
-    out[0].as<float>()[2 * i] = static_cast<float>(in[0]->as<int64_t>()[i]);
-    out[0].as<float>()[2 * i + 1] = 0;
-  }
-}
-
-/// vision: [1, 2] pixels -> [1, 2, 2] features {p_i, 1}.
-void visionKernel(cpu::KernelContext &ctx, const std::vector<const Tensor *> &in, std::vector<Tensor> &out) {
-  out.at(0) = ctx.allocateOutput(0, {1, 2, 2});
-  for (int i = 0; i < 2; ++i) {
-    out[0].as<float>()[2 * i] = in[0]->as<float>()[i];
-    out[0].as<float>()[2 * i + 1] = 1;
-  }
-}
-
-/// [1, 1, seq, 2] view of the embeddings, as new KV entries.
-void toKvKernel(cpu::KernelContext &ctx, const std::vector<const Tensor *> &in, std::vector<Tensor> &out) {
-  Shape s = {1, 1, in[0]->shape[1], 2};
-  out.at(0) = ctx.allocateOutput(0, s);
-  std::memcpy(out[0].data, in[0]->data, in[0]->nbytes());
-}
-
-/// logits [1, seq, 8]: one-hot at (T + sum of column 0 of the cache) mod 8, T = positions.
-void logitsKernel(cpu::KernelContext &ctx, const std::vector<const Tensor *> &in, std::vector<Tensor> &out) {
-  const Tensor &kv = *in[0];
-  int64_t total = kv.shape[2], seq = in[1]->shape[1];
-  double sum = 0;
-  for (int64_t t = 0; t < total; ++t)
-    sum += kv.as<float>()[2 * t];
-  out.at(0) = ctx.allocateOutput(0, {1, seq, 8});
-  int64_t token = (total + static_cast<int64_t>(std::lround(sum))) % 8;
-  for (int64_t s = 0; s < seq; ++s)
-    out[0].as<float>()[s * 8 + token] = 1;
-}
-
-TPlan generationPlan() {
-  TPlan p;
-  TFunction v{"vision_encoder"};
-  v.tensors = {{DType::f32, {1, 2}, {}, TensorKind::input, "pixel_values"},
-               {DType::f32, {1, 2, 2}, {}, TensorKind::activation, "f", 0, {}, 0, 1}};
-  v.ops = {{"test.vision", {0}, {1}, {}}};
-  v.inputs = {{"pixel_values", 0}};
-  v.outputs = {{"image_features", 1}};
-  v.role = FunctionRole::visionEncoder;
-  v.inputRoles = {ValueRole::pixelValues};
-  v.outputRoles = {ValueRole::imageFeatures};
-  TFunction e{"embed_tokens"};
-  e.tensors = {{DType::i64, {1, -1}, {"batch", "seq"}, TensorKind::input, "input_ids"},
-               {DType::f32, {1, -1, 2}, {}, TensorKind::activation, "e", 0, {}, 0, 1}};
-  e.ops = {{"test.embed", {0}, {1}, {}}};
-  e.inputs = {{"input_ids", 0}};
-  e.outputs = {{"inputs_embeds", 1}};
-  e.role = FunctionRole::embedding;
-  e.inputRoles = {ValueRole::inputIds};
-  e.outputRoles = {ValueRole::inputsEmbeds};
-  TFunction d{"decoder_model_merged"};
-  d.tensors = {{DType::f32, {1, -1, 2}, {}, TensorKind::input, "inputs_embeds"},
-               {DType::i64, {1, -1}, {}, TensorKind::input, "attention_mask"},
-               {DType::i64, {1, -1}, {}, TensorKind::input, "position_ids"},
-               {DType::f32, {1, 1, -1, 2}, {}, TensorKind::input, "past_key_values.0.key"},
-               {DType::f32, {1, 1, -1, 2}, {}, TensorKind::activation, "new", 0, {}, 0, 1},
-               {DType::f32, {1, 1, -1, 2}, {}, TensorKind::activation, "present", 0, {}, 1, 3},
-               {DType::f32, {1, -1, 8}, {}, TensorKind::activation, "logits", 0, {}, 2, 3}};
-  d.ops = {{"test.to_kv", {0}, {4}, {}}, {"mm.concat", {3, 4}, {5}, {{"axis", 2}}},
-           {"test.logits", {5, 2}, {6}, {}}};
-  // Names no exporter uses: the generator binds by role.
-  d.inputs = {{"h", 0}, {"mask", 1}, {"pos", 2}, {"cache_k0", 3}};
-  d.outputs = {{"scores", 6}, {"cache_k0_out", 5}};
-  d.slots = {{0, false, 3, 1, 1, 2}};
-  d.role = FunctionRole::decoder;
-  d.inputRoles = {ValueRole::inputsEmbeds, ValueRole::attentionMask, ValueRole::positionIds};
-  d.outputRoles = {ValueRole::logits};
-  p.functions = {v, e, d};
-  p.generation = true;
-  p.vision = "vision_encoder";
-  p.embed = "embed_tokens";
-  p.decoder = "decoder_model_merged";
-  p.imageTokenId = 9;
-  p.eos = {7};
-  return p;
-}
-
-cpu::KernelRegistry generationKernels() {
-  cpu::KernelRegistry r = testKernels();
-  r.add("test.vision", visionKernel);
-  r.add("test.embed", embedKernel);
-  r.add("test.to_kv", toKvKernel);
-  r.add("test.logits", logitsKernel);
-  return r;
-}
-
-TEST(Generator, SplicesImageFeaturesAndDecodesGreedilyUntilEos) {
-  auto plan = loadPlanBytes(buildPlanBytes(generationPlan()));
-  cpu::KernelRegistry kernels = generationKernels();
-  Generator gen(plan, kernels);
-  Tensor pixels = f32({1, 2}, {100, 200});
-  GenerationOptions o;
-  o.maxNewTokens = 10;
-  // Prompt column 0 after the splice: 1, 100, 200, 2 -> (4 + 303) % 8 = 3; then the
-  // decode step adds 3: (5 + 306) % 8 = 7 = EOS.
-  GenerationResult r = gen.generate(&pixels, {1, 9, 9, 2}, o);
-  EXPECT_EQ(r.tokens, (std::vector<int64_t>{3, 7}));
-  EXPECT_TRUE(r.stoppedAtEos);
-  EXPECT_EQ(r.imageFeatureCount, 2);
-  EXPECT_EQ(r.prefillLastLogits.shape, Shape{8});
-  EXPECT_EQ(r.prefillLastLogits.as<float>()[3], 1.0f);
-  // Without EOS in reach, generation stops at maxNewTokens.
-  o.maxNewTokens = 1;
-  EXPECT_EQ(gen.generate(&pixels, {1, 9, 9, 2}, o).tokens, (std::vector<int64_t>{3}));
-}
-
-TEST(Generator, ImageTokenCountMustMatchTheFeatures) {
-  auto plan = loadPlanBytes(buildPlanBytes(generationPlan()));
-  cpu::KernelRegistry kernels = generationKernels();
-  Generator gen(plan, kernels);
-  Tensor pixels = f32({1, 2}, {100, 200});
-  EXPECT_EQ(runError([&] { gen.generate(&pixels, {1, 9, 2}, {}); }),
-            "the prompt has 1 image token (id 9) but the image gives 2 image features");
-  EXPECT_EQ(runError([&] { gen.generate(nullptr, {1, 9, 9, 2}, {}); }),
-            "the prompt has 2 image tokens (id 9) but the image gives 0 image features");
-  EXPECT_EQ(runError([&] { gen.generate(nullptr, {}, {}); }), "the prompt (input ids) is empty");
-}
-
-/// The exception message of constructing a Generator over `p`.
-std::string generatorError(const TPlan &p) {
-  cpu::KernelRegistry kernels = generationKernels();
-  return runError([&] { Generator gen(loadPlanBytes(buildPlanBytes(p)), kernels); });
-}
-
-TEST(Generator, NeedsTheRolesItBindsNotTheNames) {
-  TPlan p = generationPlan();
-  p.functions[2].outputRoles = {ValueRole::none};
-  EXPECT_EQ(generatorError(p), "test.plan: decoder 'decoder_model_merged' has no output of role logits");
-  p = generationPlan();
-  p.functions[2].inputRoles[2] = ValueRole::none;
-  EXPECT_EQ(generatorError(p),
-            "test.plan: decoder input 'pos' (role none) is not one the generator can fill (roles "
-            "inputs_embeds, attention_mask, position_ids, or a KV-cache slot's kv_past)");
-  p = generationPlan();
-  p.functions[2].inputRoles[0] = ValueRole::positionIds;
-  EXPECT_EQ(generatorError(p), "test.plan: decoder 'decoder_model_merged' has no input of role inputs_embeds");
-  p = generationPlan();
-  p.functions[1].inputRoles = {ValueRole::none};
-  EXPECT_EQ(generatorError(p), "embedding function 'embed_tokens' must take one input of role "
-                               "input_ids and return one result (inputs_embeds)");
-  p = generationPlan();
-  p.functions[0].outputRoles = {ValueRole::none};
-  EXPECT_EQ(generatorError(p),
-            "test.plan: vision encoder 'vision_encoder' has no output of role image_features");
-  p = generationPlan();
-  p.functions[0].inputRoles = {ValueRole::none};
-  EXPECT_EQ(generatorError(p),
-            "test.plan: vision encoder 'vision_encoder' must take one input, of role pixel_values");
 }
 
 } // namespace

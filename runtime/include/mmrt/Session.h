@@ -22,6 +22,7 @@
 #ifndef MMRT_SESSION_H
 #define MMRT_SESSION_H
 
+#include "runtime/exec/Executor.h"
 #include "runtime/exec/Generator.h"
 
 #include <cstdint>
