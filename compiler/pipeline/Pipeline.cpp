@@ -54,6 +54,9 @@ FailureOr<std::vector<std::string>> buildCompilePipeline(PassManager &pm,
   names.push_back("canonicalize");
   names.push_back("cse");
   if (options.target == "cuda") {
+    if (!addRegisteredPass(fpm, "mm-lower-patch-embedding"))
+      return emitError(loc) << "cannot compile for cuda: -mm-lower-patch-embedding is not available";
+    names.push_back("mm-lower-patch-embedding");
     if (!addRegisteredPass(fpm, "mm-plan-cuda-graphs"))
       return emitError(loc) << "cannot compile for cuda: -mm-plan-cuda-graphs is not available";
     names.push_back("mm-plan-cuda-graphs");

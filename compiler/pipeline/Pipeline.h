@@ -9,8 +9,10 @@
 //      exporters' precision islands) unless the compute type is f32 and the module
 //      computes in f32 already (an f32 export compiled in f32 is left as it is),
 //   4. canonicalize + cse,
-//   5. for --target cuda, -mm-plan-cuda-graphs last (op placement and CUDA-graph segments,
-//      recorded in the plan; docs/cuda-graphs.md).
+//   5. for --target cuda, -mm-lower-patch-embedding (a ViT's patch-embedding convolution
+//      as im2col + mm.linear over a plan-held [K, O] weight), then -mm-plan-cuda-graphs
+//      last (op placement and CUDA-graph segments, recorded in the plan;
+//      docs/cuda-graphs.md).
 // Passes are looked up by name in the pass registry, so a pass that is not built yet is
 // skipped; the names of the passes added are returned (and printed by --stats).
 //

@@ -406,6 +406,18 @@ private:
     return success();
   }
 
+  /// mm.reshape of a folded weight: the same bytes under the result's shape.
+  LogicalResult foldWeightReshape(ReshapeOp reshape) {
+    auto records = addDerivedWeight(reshape.getResult(), reshape.getData(), reshape.getLoc());
+    if (failed(records))
+      return failure();
+    auto [r, src] = *records;
+    r->name = src->name + ".reshape";
+    r->extents = src->extents;
+    ++stats_.foldedReshapes;
+    return success();
+  }
+
   /// Folds `op` into a weight when mm/WeightExpr.h says the emitter does; returns whether
   /// it did.
   FailureOr<bool> foldWeightExpr(Operation &op) {
@@ -422,6 +434,8 @@ private:
       done = foldWeightCast(c);
     else if (auto t = dyn_cast<TransposeOp>(op))
       done = foldWeightTranspose(t);
+    else if (auto reshape = dyn_cast<ReshapeOp>(op))
+      done = foldWeightReshape(reshape);
     if (failed(done))
       return failure();
     exprs_[op.getResult(0)] = *info;

@@ -29,10 +29,21 @@ FailureOr<std::vector<KvCacheMatch>> findKvCacheSlots(func::FuncOp fn) {
     std::optional<KvPosition> kv = argKv(fn, a);
     if (!kv || argRole(fn, a) != ValueRole::kvPast)
       continue;
+    for (const KvCacheMatch &m : out)
+      if (m.layer == kv->layer && m.isValue == kv->isValue)
+        return fn.emitError() << "KV-cache inputs '" << argName(fn, m.argIndex) << "' and '"
+                              << argName(fn, a) << "' have the same mm.kv (layer " << kv->layer
+                              << (kv->isValue ? " value" : " key") << ")";
     int result = -1;
-    for (unsigned r = 0; r < fn.getNumResults(); ++r)
-      if (resultRole(fn, r) == ValueRole::kvPresent && resultKv(fn, r) == kv)
-        result = static_cast<int>(r);
+    for (unsigned r = 0; r < fn.getNumResults(); ++r) {
+      if (resultRole(fn, r) != ValueRole::kvPresent || !(resultKv(fn, r) == kv))
+        continue;
+      if (result >= 0)
+        return fn.emitError() << "KV-cache results '" << resultName(fn, result) << "' and '"
+                              << resultName(fn, r) << "' have the same mm.kv (layer " << kv->layer
+                              << (kv->isValue ? " value" : " key") << ")";
+      result = static_cast<int>(r);
+    }
     if (result < 0)
       return fn.emitError() << "KV-cache input '" << argName(fn, a) << "' (layer " << kv->layer
                             << (kv->isValue ? " value" : " key")

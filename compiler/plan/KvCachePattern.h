@@ -36,8 +36,8 @@ std::string resultName(mlir::func::FuncOp fn, unsigned i);
 
 /// The KV-cache slots of `fn`: each kv_past argument with the kv_present result of the
 /// same `mm.kv`, which must append to it (contract::kvAppend). Emits an error at `fn` and
-/// fails when a pair has no such result or is no such append, or when the slots do not
-/// all append along one axis.
+/// fails when a pair has no such result or is no such append, when two arguments or two
+/// results share an `mm.kv`, or when the slots do not all append along one axis.
 mlir::FailureOr<std::vector<KvCacheMatch>> findKvCacheSlots(mlir::func::FuncOp fn);
 
 } // namespace mm

@@ -136,6 +136,8 @@ void PlanStats::print(llvm::raw_ostream &os) const {
        << " weight concats and " << f.foldedCasts << " weight casts folded";
     if (f.foldedTransposes > 0)
       os << ", " << f.foldedTransposes << " weight transposes folded";
+    if (f.foldedReshapes > 0)
+      os << ", " << f.foldedReshapes << " weight reshapes folded";
     os << "\n";
   }
   for (const FunctionPlanStats &f : functions)

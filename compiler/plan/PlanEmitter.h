@@ -42,6 +42,7 @@ struct FunctionPlanStats {
   uint64_t foldedConcats = 0; ///< concats of weights written as one weight (no op)
   uint64_t foldedCasts = 0;   ///< casts of weights written as converted weights (no op)
   uint64_t foldedTransposes = 0; ///< 2-D transposes of weights written transposed (no op)
+  uint64_t foldedReshapes = 0;   ///< reshapes of weights written as they are (no op)
   bool planned = false;       ///< placed by -mm-plan-cuda-graphs (--target cuda)
   uint64_t hostOps = 0, deviceOps = 0, segments = 0; ///< when planned
 };

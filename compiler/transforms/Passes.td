@@ -326,6 +326,40 @@ def ConvertFloatType : Pass<"mm-convert-float-type", "::mlir::func::FuncOp"> {
 // CUDA target
 //===----------------------------------------------------------------------===//
 
+def LowerPatchEmbedding : Pass<"mm-lower-patch-embedding", "::mlir::func::FuncOp"> {
+  let summary = "Write a ViT patch-embedding convolution as im2col + mm.linear over a plan-held [K, O] weight";
+  let description = [{
+    For `mmc compile --target cuda`, before -mm-plan-cuda-graphs. A 2-D mm.conv whose
+    strides are its kernel (no padding, dilation 1, one group), whose input has static
+    channels, height and width that the kernel tiles, whose weight the plan holds
+    (mm/WeightExpr.h) and whose result type is the static [B, O, H / kh, W / kw] becomes
+    reshape + transpose of the input into patches [B, Hp*Wp, C*kh*kw], mm.linear with the
+    weight reshaped to [O, C*kh*kw] and transposed to [C*kh*kw, O] (both folded into the
+    plan's weight blob), and reshape + transpose of the result back to [B, O, Hp, Wp]. The
+    weight's layout is so decided at compile time, not at the runtime's load. Other
+    convolutions are left alone; `report-near-misses` adds a remark saying why. Example
+    (a 4x4-patch embedding of an 8x8 RGB image):
+      %w = mm.weight "patch" from "m.bin"[0, 1536] : tensor<8x3x4x4xf32>
+      %y = mm.conv %x, %w {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>,
+                           strides = array<i64: 4, 4>}
+          : tensor<1x3x8x8xf32>, tensor<8x3x4x4xf32> -> tensor<1x8x2x2xf32>
+    becomes
+      %p = mm.reshape %x, %s0 : ... -> tensor<1x3x2x4x2x4xf32>
+      %q = mm.transpose %p {perm = array<i64: 0, 2, 4, 1, 3, 5>} : ... -> tensor<1x2x2x3x4x4xf32>
+      %c = mm.reshape %q, %s1 : ... -> tensor<1x4x48xf32>
+      %r = mm.reshape %w, %s2 : ... -> tensor<8x48xf32>
+      %t = mm.transpose %r {perm = array<i64: 1, 0>} : ... -> tensor<48x8xf32>
+      %l = mm.linear %c, %t : tensor<1x4x48xf32>, tensor<48x8xf32> -> tensor<1x4x8xf32>
+      %o = mm.reshape %l, %s3 : ... -> tensor<1x2x2x8xf32>
+      %y = mm.transpose %o {perm = array<i64: 0, 3, 1, 2>} : ... -> tensor<1x8x2x2xf32>
+  }];
+  let dependentDialects = ["::mm::MMDialect"];
+  let options = [
+    Option<"reportNearMisses", "report-near-misses", "bool", /*default=*/"false",
+           "Emit a remark for each convolution that is not lowered, saying why">,
+  ];
+}
+
 def PlanCudaGraphs : Pass<"mm-plan-cuda-graphs", "::mlir::func::FuncOp"> {
   let summary = "Place each op on the host or the GPU and split the launches into CUDA-graph segments";
   let description = [{

@@ -66,21 +66,6 @@ bool isCudaFloat(Type t) {
   return e.isF32() || e.isF16() || e.isBF16();
 }
 
-/// The patch-embedding convolution the CUDA executor implements (as an im2col GEMM):
-/// 2-D, stride = kernel size, no padding, no dilation, one group, static kernel.
-bool isPatchEmbedding(mm::ConvOp conv) {
-  auto weight = cast<RankedTensorType>(conv.getWeight().getType());
-  if (cast<RankedTensorType>(conv.getInput().getType()).getRank() != 4 || weight.getRank() != 4 ||
-      weight.isDynamicDim(2) || weight.isDynamicDim(3) || conv.getGroup() != 1)
-    return false;
-  ArrayRef<int64_t> strides = conv.getStrides(), pads = conv.getPads(),
-                    dilations = conv.getDilations();
-  return strides.size() == 2 && strides[0] == weight.getDimSize(2) &&
-         strides[1] == weight.getDimSize(3) &&
-         llvm::all_of(pads, [](int64_t p) { return p == 0; }) &&
-         llvm::all_of(dilations, [](int64_t d) { return d == 1; });
-}
-
 /// Operands of device-capable ops that decide the result's shape: the runtime reads them
 /// on the host to size the output (reshape / expand shape, slice starts / ends / axes /
 /// steps). Returns the index of the first one (they run to the last operand), or the
@@ -154,10 +139,6 @@ private:
       return isCudaFloat(op.getResult(0).getType());
     case DeviceTypes::floatCast:
       return isCudaFloat(op.getOperand(0).getType()) && isCudaFloat(op.getResult(0).getType());
-    case DeviceTypes::patchEmbedding: {
-      auto conv = dyn_cast<mm::ConvOp>(op);
-      return conv && isPatchEmbedding(conv) && isCudaFloat(conv.getType());
-    }
     }
     return false;
   }
@@ -244,7 +225,7 @@ private:
 
   /// Ops worth a device launch even when only the host reads their result.
   static bool isHeavyOp(Operation &op) {
-    return isa<mm::LinearOp, mm::MatMulOp, mm::AttentionOp, mm::ConvOp, mm::LayerNormOp,
+    return isa<mm::LinearOp, mm::MatMulOp, mm::AttentionOp, mm::LayerNormOp,
                mm::AddLayerNormOp, mm::RMSNormOp, mm::AddRMSNormOp, mm::RotaryOp, mm::SwiGLUOp,
                mm::GeluOp, mm::QuickGeluOp, mm::SiluOp>(op);
   }

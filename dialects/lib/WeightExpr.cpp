@@ -82,6 +82,15 @@ transposeInfo(TransposeOp t, llvm::function_ref<const WeightExprInfo *(Value)> i
   return WeightExprInfo{true, in->converted, true};
 }
 
+std::optional<WeightExprInfo>
+reshapeInfo(ReshapeOp r, llvm::function_ref<const WeightExprInfo *(Value)> infoOf) {
+  const WeightExprInfo *in = infoOf(r.getData());
+  if (!in || !in->weight || in->transposed || !hasStaticShape(r.getData()) ||
+      !hasStaticShape(r.getResult()))
+    return std::nullopt;
+  return WeightExprInfo{true, in->converted, false};
+}
+
 } // namespace
 
 std::optional<WeightExprInfo>
@@ -96,6 +105,8 @@ foldedWeightExpr(Operation &op, llvm::function_ref<const WeightExprInfo *(Value)
     return castInfo(c, infoOf);
   if (auto t = dyn_cast<TransposeOp>(op))
     return transposeInfo(t, infoOf);
+  if (auto r = dyn_cast<ReshapeOp>(op))
+    return reshapeInfo(r, infoOf);
   return std::nullopt;
 }
 

@@ -22,8 +22,6 @@ enum class DeviceTypes : uint8_t {
   any,            ///< moves elements of 1, 2, 4 or 8 bytes: every element type
   floatResult,    ///< computes in f32, f16 or bf16: when its result is one of them
   floatCast,      ///< mm.cast: from and to f32, f16 or bf16
-  patchEmbedding, ///< mm.conv: the patch-embedding form (2-D, stride = kernel, no
-                  ///< padding or dilation, one group) with a float result
 };
 
 struct DeviceOpCapability {
@@ -47,7 +45,7 @@ inline constexpr DeviceOpCapability kDeviceOps[] = {
     {"mm.sub", DeviceTypes::floatResult},      {"mm.mul", DeviceTypes::floatResult},
     {"mm.div", DeviceTypes::floatResult},      {"mm.pow", DeviceTypes::floatResult},
     {"mm.max", DeviceTypes::floatResult},      {"mm.min", DeviceTypes::floatResult},
-    {"mm.cast", DeviceTypes::floatCast},       {"mm.conv", DeviceTypes::patchEmbedding},
+    {"mm.cast", DeviceTypes::floatCast},
 };
 
 } // namespace mm::rt::cuda

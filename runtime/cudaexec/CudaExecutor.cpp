@@ -120,7 +120,6 @@ CudaExecutor::CudaExecutor(std::shared_ptr<const Plan> plan, const std::string &
     checkCuda(cudaEventCreate(&end_[i]), "cudaEventCreate");
   }
   uploadParameters();
-  prepareConvWeights();
 }
 
 namespace {
@@ -218,31 +217,6 @@ CudaExecutor::~CudaExecutor() {
 }
 
 void CudaExecutor::uploadParameters() { parameterDev_ = ctx_.weights().upload(*fn_); }
-
-/// mm.conv runs as im2col + GEMM with the weight [O, C*kh*kw] transposed to [K, O] once.
-void CudaExecutor::prepareConvWeights() {
-  for (const OpInfo &op : fn_->ops) {
-    if (op.placement != Placement::device || op.name != "mm.conv" || op.inputs.size() < 2)
-      continue;
-    uint32_t w = op.inputs[1];
-    const TensorInfo &info = fn_->tensors[w];
-    if (info.kind != TensorKind::weight || info.shape.size() != 4 || convWeights_.count(w))
-      continue; // runConv reports the problem with the op's name
-    int64_t o = info.shape[0], k = info.shape[1] * info.shape[2] * info.shape[3];
-    DeviceBuffer buf(info.value.nbytes(), "convolution weights", DeviceShare::weights);
-    cuda::StridedLayout l;
-    l.rank = 2;
-    l.shape[0] = k;
-    l.shape[1] = o;
-    l.srcStride[0] = 1;
-    l.srcStride[1] = k;
-    l.dstStride[0] = o;
-    l.dstStride[1] = 1;
-    cuda::stridedCopy(ctx_.stream(), dtypeSize(info.dtype), parameterDev_[w], buf.get(), l);
-    convWeights_.emplace(w, std::move(buf));
-  }
-  ctx_.synchronize();
-}
 
 //===--- One call ---------------------------------------------------------------===//
 

@@ -147,7 +147,6 @@ public:
 private:
   friend class OpRecorder;
   void uploadParameters();
-  void prepareConvWeights();
   void markInputsFeedingLinear();
   void markRotaryPairs();
   void markStepsIntoAttention();
@@ -223,7 +222,6 @@ private:
   } deferredRotary_;
   std::vector<Value> kvPending_;              ///< per KV slot: entries not yet appended
   std::vector<char *> parameterDev_;          ///< per tensor: device copy (ctx_.weights()), or null
-  std::map<uint32_t, DeviceBuffer> convWeights_; ///< per conv weight: [K, O] transposed
   std::vector<DeviceBuffer> outputBuffers_;   ///< per function output
   Arena arena_;
   /// Two staging areas used by alternate calls, so that recording a call (which writes

@@ -114,7 +114,7 @@ bool CudaGeneration::decodeGreedily(int64_t first, int64_t maxSteps,
                                     const std::function<bool(int64_t)> &accept) {
   const FunctionInfo &embedFn = embed().function();
   if (embedFn.tensors[embedFn.inputs.at(0).tensor].dtype != DType::i64)
-    return false; // the argmax writes i64 ids, which this embedding does not take
+    return false; // the argmax writes i64 ids: the loop's own steps feed other id types
   // Pipelined: a step's embedding reads the previous argmax from device memory, so the host
   // records step i + 1 while the device runs step i. Token ids come back through page-locked
   // memory and are accepted one step behind (a step launched after the last token is
@@ -122,6 +122,9 @@ bool CudaGeneration::decodeGreedily(int64_t first, int64_t maxSteps,
   cudaStream_t s = ctx_->stream();
   hostTokens_.reserve(static_cast<size_t>(maxSteps + 1) * sizeof(int64_t));
   auto *host = static_cast<int64_t *>(hostTokens_.data());
+  // The first token into token_, which the first step's embedding reads (after a greedy
+  // prefill token_ holds it already; the interface does not promise that the loop's last
+  // argmax was this backend's, so it is written: 8 bytes, stream-ordered, outside graphs).
   host[0] = first;
   cuda::checkCuda(cudaMemcpyAsync(token_.get(), host, sizeof(int64_t), cudaMemcpyHostToDevice, s),
                   "cudaMemcpyAsync");

@@ -657,61 +657,6 @@ void CudaExecutor::OpRecorder::split() {
   }
 }
 
-/// The patch-embedding convolution (stride = kernel, no padding) as im2col + GEMM: the
-/// GEMM result [B, Hp*Wp, O] is returned as the view [B, O, Hp, Wp].
-void CudaExecutor::OpRecorder::conv() {
-  Value &x = in(0);
-  makeContiguous(x);
-  const uint32_t wId = op().inputs.at(1);
-  auto wt = ex_.convWeights_.find(wId);
-  const TensorInfo &w = ex_.fn_->tensors[wId];
-  const std::vector<int64_t> &strides = attrs().getInts("strides");
-  const std::vector<int64_t> &pads = attrs().getInts("pads");
-  const std::vector<int64_t> &dil = attrs().getInts("dilations");
-  const bool patch = wt != ex_.convWeights_.end() && x.shape.size() == 4 && w.shape.size() == 4 &&
-                     attrs().getInt("group", 1) == 1 && strides.size() == 2 &&
-                     strides[0] == w.shape[2] && strides[1] == w.shape[3] &&
-                     std::all_of(pads.begin(), pads.end(), [](int64_t p) { return p == 0; }) &&
-                     std::all_of(dil.begin(), dil.end(), [](int64_t d) { return d == 1; }) &&
-                     x.shape[1] == w.shape[1];
-  if (!patch)
-    fail("the CUDA backend runs mm.conv only as a patch embedding (2-D, weight in the plan, "
-         "strides = kernel, no padding, dilation 1, group 1)");
-  const int64_t b = x.shape[0], c = x.shape[1], h = x.shape[2], wd = x.shape[3];
-  const int64_t o = w.shape[0], kh = w.shape[2], kw = w.shape[3];
-  const int64_t hp = h / kh, wp = wd / kw, k = c * kh * kw;
-  const size_t es = dtypeSize(x.dtype);
-  char *cols = static_cast<char *>(ex_.arenaAllocate(static_cast<size_t>(b * hp * wp * k) * es));
-  cuda::StridedLayout l = copyLayout({b, hp, wp, c, kh, kw}, {c * h * wd, kh * wd, kw, h * wd, wd, 1},
-                                     rowMajorStrides({b, hp, wp, c, kh, kw}));
-  const char *px = x.dev;
-  record([=](cudaStream_t s) { cuda::stridedCopy(s, es, px, cols, l); });
-  sign(index_, px, cols, l.rank, l.shape, l.srcStride, l.dstStride);
-  cuda::Blas::LinearArgs a;
-  a.dtype = x.dtype;
-  a.x = cols;
-  a.w = wt->second.get();
-  a.m = b * hp * wp;
-  a.n = o;
-  a.k = k;
-  if (numInputs() > 2) {
-    Value &bias = in(2);
-    makeContiguous(bias);
-    a.bias = bias.dev;
-  }
-  auto *gemm = static_cast<char *>(ex_.arenaAllocate(static_cast<size_t>(a.m * o) * es));
-  a.y = gemm;
-  cuda::Blas *blas = &ex_.ctx_.blas();
-  record([=](cudaStream_t s) { blas->linear(s, a); });
-  sign(index_, a.x, a.w, a.bias, a.y, a.m, a.n, a.k);
-  ex_.drop(cols);
-  Value base;
-  base.dtype = x.dtype;
-  base.block = gemm;
-  view(0, base, gemm, {b, o, hp, wp}, {hp * wp * o, 1, wp * o, o});
-  ex_.drop(gemm); // the view holds it
-}
-
 const std::map<std::string, CudaExecutor::OpRecorder::Method, std::less<>> &
 CudaExecutor::OpRecorder::table() {
   using R = OpRecorder;
@@ -731,7 +676,7 @@ CudaExecutor::OpRecorder::table() {
       {"mm.unsqueeze", &R::squeezeOrUnsqueeze}, {"mm.transpose", &R::transpose},
       {"mm.slice", &R::slice},            {"mm.expand", &R::expand},
       {"mm.concat", &R::concat},          {"mm.split", &R::split},
-      {"mm.conv", &R::conv},              {"mm.attention", &R::attention},
+      {"mm.attention", &R::attention},
   };
   return t;
 }

@@ -38,17 +38,19 @@ std::vector<char *> DeviceWeights::upload(const FunctionInfo &fn) {
     requireFreeDeviceMemory(total, what.c_str());
     DeviceBuffer block(total, what.c_str(), DeviceShare::weights);
     char *base = static_cast<char *>(block.get());
+    std::map<std::pair<const void *, size_t>, char *> uploaded; // kept only when all are
     for (const TensorInfo &t : fn.tensors) {
       auto it = isParameter(t) ? fresh.find(keyOf(t)) : fresh.end();
-      if (it == fresh.end() || copies_.count(it->first))
+      if (it == fresh.end() || uploaded.count(it->first))
         continue;
       if (t.value.nbytes())
         cuda::checkCuda(cudaMemcpy(base + it->second, t.value.data, t.value.nbytes(),
                                    cudaMemcpyHostToDevice),
                         "uploading weights");
-      copies_.emplace(it->first, base + it->second);
+      uploaded.emplace(it->first, base + it->second);
     }
     blocks_.push_back(std::move(block));
+    copies_.insert(uploaded.begin(), uploaded.end());
     weightBytes_ += freshWeightBytes;
   }
   for (size_t i = 0; i < fn.tensors.size(); ++i)

@@ -123,7 +123,6 @@ private:
   void expand();
   void concat();
   void split();
-  void conv();
   void attention();
 
   friend bool hasDeviceLaunch(const std::string &name);

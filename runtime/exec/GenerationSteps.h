@@ -1,7 +1,8 @@
-//===- GenerationSteps.h - pieces shared by the CPU and CUDA generators ------===//
+//===- GenerationSteps.h - the generation loop's checks and host tensors -----===//
 //
 // The checks and host tensors of the multimodal generation loop that do not depend on
-// where the functions run (runtime/exec/Generator.cpp, runtime/cudaexec/CudaGenerator.cpp).
+// where the functions run: the loop (runtime/exec/Generator.cpp) and the backends that
+// run steps of their own (runtime/cudaexec/CudaGeneration.cpp's greedy decode) use them.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MM_RUNTIME_EXEC_GENERATIONSTEPS_H

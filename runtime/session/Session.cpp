@@ -65,8 +65,9 @@ struct Session::CpuBackend : Session::Backend {
       return;
     auto backend = std::make_unique<CpuGeneration>(plan_);
     backend->setProfiling(profile_);
-    generation_ = backend.get();
-    generator_ = std::make_unique<Generator>(plan_, std::move(backend));
+    const CpuGeneration *raw = backend.get();
+    generator_ = std::make_unique<Generator>(plan_, std::move(backend)); // may throw
+    generation_ = raw;
   }
 
   GenerationResult generate(const GenerationRequest &request) override {
@@ -129,8 +130,9 @@ struct Session::CudaBackend : Session::Backend {
     if (!generator_) {
       cudaexec::requireGenerationOnCuda(*plan_);
       auto backend = std::make_unique<cudaexec::CudaGeneration>(plan_, context());
-      generation_ = backend.get();
-      generator_ = std::make_unique<Generator>(plan_, std::move(backend));
+      cudaexec::CudaGeneration *raw = backend.get();
+      generator_ = std::make_unique<Generator>(plan_, std::move(backend)); // may throw
+      generation_ = raw;
     }
   }
 

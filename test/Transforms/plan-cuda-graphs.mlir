@@ -78,11 +78,23 @@ func.func @decoder(%ids: tensor<1x?xi64>, %mask: tensor<1x?xi64>, %pos: tensor<1
 
 // -----
 
-// A vision encoder: the patch-embedding conv (stride = kernel, no padding) runs on the
-// device; the batch dim and the class-token expand's shape are host values; one segment.
+// A vision encoder: the patch embedding as -mm-lower-patch-embedding writes it (im2col
+// reshapes and transpose, mm.linear over the weight reshaped and transposed, which fold
+// into the plan: no placement) runs on the device; the batch dim and the class-token
+// expand's shape are host values; one segment.
 // CHECK-LABEL: func.func @vision
-// CHECK-SAME: attributes {mm.segments = [{end = "end of function", first = 0 : i64, last = 9 : i64}]}
-// CHECK: mm.conv {{.*}}mm.placement = "device", mm.segment = 0 : i64
+// CHECK-SAME: attributes {mm.segments = [{end = "end of function", first = 0 : i64, last = 14 : i64}]}
+// CHECK: mm.reshape %arg0, {{.*}} {mm.placement = "device", mm.segment = 0 : i64}
+// CHECK-NEXT: mm.transpose {{.*}}mm.placement = "device", mm.segment = 0 : i64
+// CHECK-NEXT: mm.constant
+// CHECK-NEXT: mm.reshape {{.*}} {mm.placement = "device", mm.segment = 0 : i64}
+// CHECK-NEXT: mm.constant
+// CHECK-NEXT: mm.reshape %{{.*}}, %{{.*}} : tensor<16x3x8x8xf32>, tensor<2xi64> -> tensor<16x192xf32>
+// CHECK-NEXT: mm.transpose %{{.*}} {perm = array<i64: 1, 0>} : tensor<16x192xf32> -> tensor<192x16xf32>
+// CHECK-NEXT: mm.linear {{.*}} {mm.placement = "device", mm.segment = 0 : i64}
+// CHECK-NEXT: mm.constant
+// CHECK-NEXT: mm.reshape {{.*}} {mm.placement = "device", mm.segment = 0 : i64}
+// CHECK-NEXT: mm.transpose {{.*}}mm.placement = "device", mm.segment = 0 : i64
 // CHECK-NEXT: mm.reshape {{.*}} {mm.placement = "device", mm.segment = 0 : i64}
 // CHECK-NEXT: mm.transpose {{.*}}mm.placement = "device", mm.segment = 0 : i64
 // CHECK-NEXT: mm.dim %arg0[0] {mm.placement = "host"}
@@ -101,7 +113,18 @@ func.func @vision(%pix: tensor<?x3x32x32xf32>) -> tensor<?x17x16xf32> {
   %s = mm.constant dense<[0, 16, 16]> : tensor<3xi64>
   %c1 = mm.constant dense<1> : tensor<1xi64>
   %c16 = mm.constant dense<16> : tensor<1xi64>
-  %p = mm.conv %pix, %w {strides = array<i64: 8, 8>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : tensor<?x3x32x32xf32>, tensor<16x3x8x8xf32> -> tensor<?x16x4x4xf32>
+  %s0 = mm.constant dense<[-1, 3, 4, 8, 4, 8]> : tensor<6xi64>
+  %i0 = mm.reshape %pix, %s0 : tensor<?x3x32x32xf32>, tensor<6xi64> -> tensor<?x3x4x8x4x8xf32>
+  %i1 = mm.transpose %i0 {perm = array<i64: 0, 2, 4, 1, 3, 5>} : tensor<?x3x4x8x4x8xf32> -> tensor<?x4x4x3x8x8xf32>
+  %s1 = mm.constant dense<[-1, 16, 192]> : tensor<3xi64>
+  %i2 = mm.reshape %i1, %s1 : tensor<?x4x4x3x8x8xf32>, tensor<3xi64> -> tensor<?x16x192xf32>
+  %s2 = mm.constant dense<[16, 192]> : tensor<2xi64>
+  %wr = mm.reshape %w, %s2 : tensor<16x3x8x8xf32>, tensor<2xi64> -> tensor<16x192xf32>
+  %wt = mm.transpose %wr {perm = array<i64: 1, 0>} : tensor<16x192xf32> -> tensor<192x16xf32>
+  %pl = mm.linear %i2, %wt : tensor<?x16x192xf32>, tensor<192x16xf32> -> tensor<?x16x16xf32>
+  %s3 = mm.constant dense<[-1, 4, 4, 16]> : tensor<4xi64>
+  %o0 = mm.reshape %pl, %s3 : tensor<?x16x16xf32>, tensor<4xi64> -> tensor<?x4x4x16xf32>
+  %p = mm.transpose %o0 {perm = array<i64: 0, 3, 1, 2>} : tensor<?x4x4x16xf32> -> tensor<?x16x4x4xf32>
   %f = mm.reshape %p, %s : tensor<?x16x4x4xf32>, tensor<3xi64> -> tensor<?x16x16xf32>
   %tp = mm.transpose %f {perm = array<i64: 0, 2, 1>} : tensor<?x16x16xf32> -> tensor<?x16x16xf32>
   %b = mm.dim %pix[0] : tensor<?x3x32x32xf32> -> tensor<1xi64>
@@ -193,26 +216,25 @@ func.func @device_shape(%x: tensor<4x8xf32>, %k: tensor<i64>) -> (tensor<?x?xf32
 // -----
 
 // Near misses: mm.add on i64 and a cast i64 -> f32 of host inputs stay on the host
-// (integer arithmetic has no CUDA kernel; the cast reads no device value); a conv with
-// padding is not the patch-embedding form, so it runs on the host, and reading the
-// device result of the patch conv it ends segment 0; mm.dim of a device tensor does not
-// split segment 1.
+// (integer arithmetic has no CUDA kernel; the cast reads no device value); a conv has no
+// CUDA launch (-mm-lower-patch-embedding rewrites the patch-embedding form before this
+// pass), so it runs on the host, and reading the device result of the relu it ends
+// segment 0; mm.dim of a device tensor does not split segment 1.
 // CHECK-LABEL: func.func @near_misses
 // CHECK-SAME: attributes {mm.segments = [{end = "host op mm.conv reads a device value", first = 2 : i64, last = 2 : i64}, {end = "end of function", first = 4 : i64, last = 6 : i64}]}
 // CHECK: mm.add {{.*}} {mm.placement = "host"} : tensor<2xi64>
 // CHECK-NEXT: mm.cast {{.*}} {mm.placement = "host"} : tensor<2xi64> -> tensor<2xf32>
-// CHECK-NEXT: mm.conv {{.*}}mm.placement = "device", mm.segment = 0 : i64
+// CHECK-NEXT: mm.relu {{.*}} {mm.placement = "device", mm.segment = 0 : i64}
 // CHECK-NEXT: mm.conv {{.*}}mm.placement = "host"
 // CHECK-NEXT: mm.add {{.*}} {mm.placement = "device", mm.segment = 1 : i64}
 // CHECK-NEXT: mm.dim {{.*}} {mm.placement = "host"}
 // CHECK-NEXT: mm.relu {{.*}} {mm.placement = "device", mm.segment = 1 : i64}
-func.func @near_misses(%ids: tensor<2xi64>, %x: tensor<1x3x8x8xf32>) -> (tensor<2xf32>, tensor<1x4x2x2xf32>, tensor<1xi64>) {
-  %w = mm.weight "patch" from "m.bin" [0, 768] : tensor<4x3x4x4xf32>
+func.func @near_misses(%ids: tensor<2xi64>, %x4: tensor<1x4x2x2xf32>) -> (tensor<2xf32>, tensor<1x4x2x2xf32>, tensor<1xi64>) {
   %w2 = mm.weight "conv" from "m.bin" [768, 576] : tensor<4x4x3x3xf32>
   %c1 = mm.constant dense<1> : tensor<i64>
   %p = mm.add %ids, %c1 : tensor<2xi64>, tensor<i64> -> tensor<2xi64>
   %pf = mm.cast %p : tensor<2xi64> -> tensor<2xf32>
-  %c = mm.conv %x, %w {strides = array<i64: 4, 4>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : tensor<1x3x8x8xf32>, tensor<4x3x4x4xf32> -> tensor<1x4x2x2xf32>
+  %c = mm.relu %x4 : tensor<1x4x2x2xf32>
   %d = mm.conv %c, %w2 {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : tensor<1x4x2x2xf32>, tensor<4x4x3x3xf32> -> tensor<1x4x2x2xf32>
   %e = mm.add %d, %c : tensor<1x4x2x2xf32>, tensor<1x4x2x2xf32> -> tensor<1x4x2x2xf32>
   %n = mm.dim %e[0] : tensor<1x4x2x2xf32> -> tensor<1xi64>

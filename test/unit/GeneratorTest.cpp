@@ -53,7 +53,9 @@ void toKvKernel(cpu::KernelContext &ctx, const std::vector<const Tensor *> &in, 
   std::memcpy(out[0].data, in[0]->data, in[0]->nbytes());
 }
 
-/// logits [1, seq, 8]: one-hot at (T + sum of column 0 of the cache) mod 8, T = positions.
+/// logits [1, seq, 8]: the last row one-hot at (T + sum of column 0 of the cache) mod 8,
+/// T = positions; the rows before it one place further (a loop reading another row than
+/// the last gets another token).
 void logitsKernel(cpu::KernelContext &ctx, const std::vector<const Tensor *> &in, std::vector<Tensor> &out) {
   const Tensor &kv = *in[0];
   int64_t total = kv.shape[2], seq = in[1]->shape[1];
@@ -63,7 +65,7 @@ void logitsKernel(cpu::KernelContext &ctx, const std::vector<const Tensor *> &in
   out.at(0) = ctx.allocateOutput(0, {1, seq, 8});
   int64_t token = (total + static_cast<int64_t>(std::lround(sum))) % 8;
   for (int64_t s = 0; s < seq; ++s)
-    out[0].as<float>()[s * 8 + token] = 1;
+    out[0].as<float>()[s * 8 + (s + 1 == seq ? token : (token + 1) % 8)] = 1;
 }
 
 TPlan generationPlan() {
@@ -331,9 +333,13 @@ void expectSameTensor(const Tensor &a, const Tensor &b, const char *what) {
   EXPECT_EQ(std::memcmp(a.data, b.data, a.nbytes()), 0) << what;
 }
 
-// The loop over a backend written against the interface alone gives what it gives over
-// the CPU backend: tokens, prefill logits, image features and teacher-forced step logits,
-// greedy (the loop's steps and the backend's own greedy loop), teacher-forced and sampled.
+// The loop over a backend written against the interface alone gives the tokens the toy
+// kernels make (worked out by hand: column 0 after the splice is 1, 100, 201, 2, so the
+// first token is (4 + 304) % 8 = 4, then each step adds the token fed and one position),
+// and what the CPU backend gives: prefill logits, image features, teacher-forced step
+// logits; greedy (the loop's steps and the backend's own greedy loop), teacher-forced and
+// sampled. The KV cache holds exactly the positions fed (the CPU cache throws when full),
+// so a loop running one step too many fails.
 TEST(GenerationBackend, ACopyBoundaryBackendGeneratesWhatTheCpuBackendDoes) {
   auto plan = loadPlanBytes(buildPlanBytes(generationPlan()));
   const cpu::KernelRegistry kernels = generationKernels();
@@ -342,12 +348,15 @@ TEST(GenerationBackend, ACopyBoundaryBackendGeneratesWhatTheCpuBackendDoes) {
   const std::vector<int64_t> prompt = {1, 9, 9, 2};
   GenerationOptions greedy;
   greedy.maxNewTokens = 6;
+  greedy.kvCapacity = generation::positionsFed(4, 6);
   greedy.ignoreEos = true;
   GenerationOptions teacher = greedy;
   teacher.teacherTokens = {5, 1, 4, 2, 6};
   GenerationOptions sampled = greedy;
   sampled.sampling.temperature = 1.5;
   sampled.sampling.seed = 7;
+  EXPECT_EQ(cpu.generate(&pixels, prompt, greedy).tokens, (std::vector<int64_t>{4, 1, 3, 7, 7, 7}));
+  EXPECT_EQ(cpu.generate(&pixels, prompt, teacher).tokens, (std::vector<int64_t>{4, 2, 4, 1, 4, 3}));
   for (bool ownGreedyLoop : {false, true})
     for (const GenerationOptions *o : {&greedy, &teacher, &sampled}) {
       auto backend = std::make_unique<CopyBoundaryBackend>(plan, kernels, ownGreedyLoop);
@@ -360,16 +369,47 @@ TEST(GenerationBackend, ACopyBoundaryBackendGeneratesWhatTheCpuBackendDoes) {
       EXPECT_EQ(got.tokens, want.tokens);
       EXPECT_EQ(got.tokens.size(), 6u);
       EXPECT_EQ(got.kvCacheBytes, want.kvCacheBytes);
+      EXPECT_EQ(got.imageFeatureCount, 2);
       expectSameTensor(got.prefillLastLogits, want.prefillLastLogits, "prefill logits");
       expectSameTensor(got.imageFeatures, want.imageFeatures, "image features");
       if (o == &teacher)
         expectSameTensor(got.stepLogits, want.stepLogits, "step logits");
+      EXPECT_GE(got.ttftMs, got.prefillMs);
+      EXPECT_GT(got.decodeMs, 0);
       // It ran through the boundary: every held input came down, every output went up;
       // its own loop ran the greedy steps only.
       EXPECT_GT(b.uploads, 0);
       EXPECT_GT(b.downloads, 0);
       EXPECT_EQ(b.ownSteps, ownGreedyLoop && o == &greedy ? 5 : 0);
     }
+}
+
+// The backend's own greedy loop stops where the loop would: at EOS (7, kept) and when the
+// caller's onToken says so, running no step after the last token.
+TEST(GenerationBackend, ABackendsOwnGreedyLoopStopsAtEosAndWhenTheCallerSaysSo) {
+  auto plan = loadPlanBytes(buildPlanBytes(generationPlan()));
+  const cpu::KernelRegistry kernels = generationKernels();
+  const Tensor pixels = f32({1, 2}, {100, 201});
+  GenerationOptions o;
+  o.maxNewTokens = 6;
+  {
+    auto backend = std::make_unique<CopyBoundaryBackend>(plan, kernels, true);
+    CopyBoundaryBackend &b = *backend;
+    Generator gen(plan, std::move(backend));
+    const GenerationResult r = gen.generate(&pixels, {1, 9, 9, 2}, o);
+    EXPECT_EQ(r.tokens, (std::vector<int64_t>{4, 1, 3, 7}));
+    EXPECT_TRUE(r.stoppedAtEos);
+    EXPECT_EQ(b.ownSteps, 3);
+  }
+  int seen = 0;
+  o.onToken = [&](int64_t) { return ++seen < 2; };
+  auto backend = std::make_unique<CopyBoundaryBackend>(plan, kernels, true);
+  CopyBoundaryBackend &b = *backend;
+  Generator gen(plan, std::move(backend));
+  const GenerationResult r = gen.generate(&pixels, {1, 9, 9, 2}, o);
+  EXPECT_EQ(r.tokens, (std::vector<int64_t>{4, 1}));
+  EXPECT_TRUE(r.stoppedByCaller);
+  EXPECT_EQ(b.ownSteps, 1);
 }
 
 } // namespace

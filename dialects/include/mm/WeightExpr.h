@@ -13,7 +13,10 @@
 //     so the two conversions are one);
 //   - mm.transpose {perm = [1, 0]} of a folded, non-empty 2-D value that is not itself a transpose
 //     (torch.onnx's TorchScript export without constant folding stores nn.Linear's [N, K]
-//     weights behind a Transpose; written transposed, so nothing runs per call).
+//     weights behind a Transpose; written transposed, so nothing runs per call);
+//   - mm.reshape of a folded weight that is not a transpose, both shapes static (the same
+//     bytes under another shape: a patch-embedding weight [O, C, kh, kw] as [O, C*kh*kw],
+//     -mm-lower-patch-embedding).
 //
 //===----------------------------------------------------------------------===//
 #ifndef MM_WEIGHTEXPR_H

@@ -72,9 +72,11 @@ struct MemoryReport {
   /// device: activations, function outputs, attention scratch, staged token ids.
   uint64_t arenaBytes = 0;
   /// cuda: the device memory in use as the device reports it (cudaMemGetInfo), less what it
-  /// reported before the session's first allocation: weightBytes + kvCacheBytes +
+  /// reported before the process's first CUDA allocation: weightBytes + kvCacheBytes +
   /// arenaBytes, rounded up to the driver's pages, plus the cuBLASLt workspace, the
-  /// loaded kernels and the CUDA graphs.
+  /// loaded kernels and the CUDA graphs (and whatever other processes allocated since).
+  /// On CUDA the three shares count the process's allocations: with one session per
+  /// process (mmrun), that session's.
   uint64_t deviceReportedBytes = 0;
   /// cuda: the peak of the runtime's device allocations (MiB), and the allocations live
   /// at that peak in bytes per purpose (they sum to the peak).

@@ -4,9 +4,10 @@ onnx/<graph>_test_data_set_N folders with `mmrun --compare-dir` (atol 1e-4, rtol
 Models with reference/generation.json are also checked end to end (check_generation.py,
 with image features and prefill logits).
 
-usage: check_test_data.py MMC MMRUN MODELS WORK_DIR [--device cpu|cuda] [--no-cuda-graphs]
+usage: check_test_data.py MMC MMRUN MODELS WORK_DIR [--device cpu|cuda] [--target cpu|cuda] [--no-cuda-graphs]
                           [--no-fused-launches]
-With --device cuda the plans are compiled with --target cuda and run with --device cuda.
+With --device cuda the plans are compiled with --target cuda and run with --device cuda;
+--target cuda on the CPU runs the CUDA plans (their lowered ops) on the CPU runtime.
 Prints one PASS/FAIL line per check; exits 1 on any failure.
 """
 import argparse
@@ -22,12 +23,13 @@ ap.add_argument("mmrun")
 ap.add_argument("models")
 ap.add_argument("work")
 ap.add_argument("--device", default="cpu")
+ap.add_argument("--target", default=None, help="mmc compile --target (default: the device's)")
 ap.add_argument("--no-cuda-graphs", action="store_true")
 ap.add_argument("--no-fused-launches", action="store_true")
 args = ap.parse_args()
 mmc, mmrun, models, work = args.mmc, args.mmrun, args.models, args.work
 os.makedirs(work, exist_ok=True)
-target = ["--target", "cuda"] if args.device == "cuda" else []
+target = ["--target", args.target or ("cuda" if args.device == "cuda" else "cpu")]
 device = ["--device", args.device] + (["--no-cuda-graphs"] if args.no_cuda_graphs else []) + \
     (["--no-fused-launches"] if args.no_fused_launches else [])
 ok = True
