@@ -61,8 +61,8 @@ struct GenerationRequest {
 /// The memory a Session holds besides the KV cache (GenerationResult::kvCacheBytes).
 struct MemoryReport {
   /// Bytes of the weights its prepared functions read: the device copies on CUDA (each
-  /// weight once, whichever functions read it; with the convolution weights' transposed
-  /// copies), mapped from the plan file on the CPU (a function prepared for both
+  /// weight once, whichever functions read it; with the constants and the 256-byte
+  /// alignment of each), mapped from the plan file on the CPU (a function prepared for both
   /// generate() and call() counts twice there, the mapping shared).
   uint64_t weightBytes = 0;
   /// cuda: bytes of the device KV cache (with its lengths) now; 0 on the CPU, whose cache
