@@ -60,6 +60,9 @@ FailureOr<std::vector<std::string>> buildCompilePipeline(PassManager &pm,
     if (!addRegisteredPass(fpm, "mm-plan-cuda-graphs"))
       return emitError(loc) << "cannot compile for cuda: -mm-plan-cuda-graphs is not available";
     names.push_back("mm-plan-cuda-graphs");
+    if (!addRegisteredPass(fpm, "mm-plan-cuda-fusion"))
+      return emitError(loc) << "cannot compile for cuda: -mm-plan-cuda-fusion is not available";
+    names.push_back("mm-plan-cuda-fusion");
   }
   return names;
 }

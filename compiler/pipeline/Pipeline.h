@@ -10,9 +10,9 @@
 //      computes in f32 already (an f32 export compiled in f32 is left as it is),
 //   4. canonicalize + cse,
 //   5. for --target cuda, -mm-lower-patch-embedding (a ViT's patch-embedding convolution
-//      as im2col + mm.linear over a plan-held [K, O] weight), then -mm-plan-cuda-graphs
-//      last (op placement and CUDA-graph segments, recorded in the plan;
-//      docs/cuda-graphs.md).
+//      as im2col + mm.linear over a plan-held [K, O] weight), -mm-plan-cuda-graphs (op
+//      placement and CUDA-graph segments, recorded in the plan; docs/cuda-graphs.md) and
+//      -mm-plan-cuda-fusion last (the decode step's fused launches, Op.fusion).
 // Passes are looked up by name in the pass registry, so a pass that is not built yet is
 // skipped; the names of the passes added are returned (and printed by --stats).
 //

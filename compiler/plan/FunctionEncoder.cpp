@@ -8,6 +8,7 @@
 #include "mm/MMOps.h"
 #include "mm/ModelContract.h"
 #include "mm/WeightExpr.h"
+#include "runtime/cuda/OpCapabilities.h"
 #include "runtime/plan/PlanFormat.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -107,6 +108,7 @@ struct OpRecord {
   Operation *op;
   fb::Placement placement = fb::Placement::unplanned;
   int32_t segment = -1;
+  uint8_t fusion = 0; ///< bits of rt::cuda::CudaFusion (mm.fusion)
 };
 
 /// A CUDA-graph segment from the function's `mm.segments` (-mm-plan-cuda-graphs).
@@ -195,7 +197,8 @@ private:
   LogicalResult readPlacement(Operation &op, OpRecord &rec) {
     auto placement = op.getAttrOfType<StringAttr>("mm.placement");
     if (!placement) {
-      if (planned_ || op.hasAttr("mm.placement") || op.hasAttr("mm.segment"))
+      if (planned_ || op.hasAttr("mm.placement") || op.hasAttr("mm.segment") ||
+          op.hasAttr("mm.fusion"))
         return op.emitError() << "op without a valid mm.placement in a function planned by "
                                  "-mm-plan-cuda-graphs (run it last)";
       return success();
@@ -206,8 +209,8 @@ private:
       return op.emitError() << "mm.placement must be \"host\" or \"device\", not " << placement;
     auto segment = op.getAttrOfType<IntegerAttr>("mm.segment");
     if (placement.getValue() == "host") {
-      if (op.hasAttr("mm.segment"))
-        return op.emitError() << "mm.segment on an op placed on the host";
+      if (op.hasAttr("mm.segment") || op.hasAttr("mm.fusion"))
+        return op.emitError() << "mm.segment or mm.fusion on an op placed on the host";
       rec.placement = fb::Placement::host;
       return success();
     }
@@ -217,6 +220,25 @@ private:
                             << segments_.size() << " segments";
     rec.placement = fb::Placement::device;
     rec.segment = static_cast<int32_t>(segment.getInt());
+    return readFusion(op, rec);
+  }
+
+  /// mm.fusion (-mm-plan-cuda-fusion) of a device op: the names of runtime/cuda/
+  /// OpCapabilities.h's kCudaFusions, as the plan's Op.fusion bits.
+  LogicalResult readFusion(Operation &op, OpRecord &rec) {
+    auto list = op.getAttrOfType<ArrayAttr>("mm.fusion");
+    if (!list)
+      return op.hasAttr("mm.fusion") ? op.emitError() << "mm.fusion must be a list of names"
+                                     : success();
+    for (Attribute a : list) {
+      auto name = dyn_cast<StringAttr>(a);
+      const auto *known = llvm::find_if(rt::cuda::kCudaFusions, [&](const auto &n) {
+        return name && name.getValue() == llvm::StringRef(n.name.data(), n.name.size());
+      });
+      if (known == std::end(rt::cuda::kCudaFusions))
+        return op.emitError() << "mm.fusion: unknown fused launch " << a;
+      rec.fusion |= static_cast<uint8_t>(known->fusion);
+    }
     return success();
   }
 
@@ -547,7 +569,8 @@ private:
       auto inputs = remap(o.inputs), outputs = remap(o.outputs);
       auto attrs = fbb_.CreateVector(o.attributes);
       ops.push_back(fb::CreateOp(fbb_, name, inputs, outputs, attrs,
-                                 fbb_.CreateString(o.location), o.placement, o.segment));
+                                 fbb_.CreateString(o.location), o.placement, o.segment,
+                                 o.fusion));
       stats_.hostOps += o.placement == fb::Placement::host;
       stats_.deviceOps += o.placement == fb::Placement::device;
     }

@@ -402,4 +402,26 @@ def PlanCudaGraphs : Pass<"mm-plan-cuda-graphs", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mm::MMDialect"];
 }
 
+def PlanCudaFusion : Pass<"mm-plan-cuda-fusion", "::mlir::func::FuncOp"> {
+  let summary = "Decide the fused launches of the CUDA decode step (mm.fusion on ops)";
+  let description = [{
+    Runs after -mm-plan-cuda-graphs in `mmc compile --target cuda`, over the ops the plan
+    holds (those with mm.placement), in order, and sets `mm.fusion = [names]`, written
+    into the plan as Op.fusion (runtime/cuda/OpCapabilities.h, CudaFusion; see
+    PlanCudaFusion.cpp): feeds_next_linear (a device op whose first result only the next
+    op, a device mm.linear, reads, as its input), rotary_pair_with_next (two device
+    mm.rotary in a row with the same cos/sin), append_into_attention (a KV-cache append
+    whose result and its partner's only one device mm.attention reads, as key and value),
+    rotary_into_attention (a pair whose query only that attention reads and whose key
+    only the attention's key append reads). Functions without mm.segments are left as
+    they are. Example (placements and segments elided):
+      %n = mm.rms_norm %x, %w : ...
+      %y = mm.linear %n, %wq : ...
+    becomes
+      %n = mm.rms_norm %x, %w {mm.fusion = ["feeds_next_linear"]} : ...
+      %y = mm.linear %n, %wq : ...
+  }];
+  let dependentDialects = ["::mm::MMDialect"];
+}
+
 #endif // MM_TRANSFORMS_PASSES_TD

@@ -48,6 +48,35 @@ inline constexpr DeviceOpCapability kDeviceOps[] = {
     {"mm.cast", DeviceTypes::floatCast},
 };
 
+/// The fused launches of a decode step that -mm-plan-cuda-fusion decides at compile time
+/// and the CUDA executor carries out (the plan's Op.fusion bits; docs/cuda-runtime.md):
+enum class CudaFusion : uint8_t {
+  /// the op's result feeds only the next op, a device mm.linear, as its input: an RMSNorm
+  /// or SwiGLU may run inside that linear's GEMV
+  feedsNextLinear = 1,
+  /// an mm.rotary followed by another with the same cos/sin (a layer's query and key):
+  /// one launch rotates both
+  rotaryPairWithNext = 2,
+  /// such a pair whose query feeds only a device mm.attention that reads the key appended
+  /// to the KV cache: the decode-attention launch rotates both itself
+  rotaryIntoAttention = 4,
+  /// a KV-cache append whose result and its partner's (the layer's key and value) feed
+  /// only one device mm.attention, as its key and value: that launch writes the new rows
+  appendIntoAttention = 8,
+};
+
+struct CudaFusionName {
+  CudaFusion fusion;
+  std::string_view name;
+};
+
+inline constexpr CudaFusionName kCudaFusions[] = {
+    {CudaFusion::feedsNextLinear, "feeds_next_linear"},
+    {CudaFusion::rotaryPairWithNext, "rotary_pair_with_next"},
+    {CudaFusion::rotaryIntoAttention, "rotary_into_attention"},
+    {CudaFusion::appendIntoAttention, "append_into_attention"},
+};
+
 } // namespace mm::rt::cuda
 
 #endif // MM_RUNTIME_CUDA_OPCAPABILITIES_H

@@ -7,7 +7,8 @@
 // reads the cache lengths from device memory: the step's launches are then the same at
 // every position (one CUDA graph). With fused launches on, that one launch also writes
 // the step's key/value rows into the cache and applies the q/k rotary (the executor
-// leaves both to it: appendIntoAttention_, rotaryIntoAttention_).
+// leaves both to it: the fusion bits append_into_attention and rotary_into_attention that
+// -mm-plan-cuda-fusion set).
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cudaexec/OpRecorder.h"

@@ -109,9 +109,6 @@ CudaExecutor::CudaExecutor(std::shared_ptr<const Plan> plan, const std::string &
 
   isOutput_ = outputMask(fn);
   releaseAfter_ = releaseSchedule(fn, isOutput_);
-  markInputsFeedingLinear();
-  markRotaryPairs();
-  markStepsIntoAttention();
   outputBuffers_.resize(fn.outputs.size());
   for (cudaEvent_t &e : done_)
     checkCuda(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
@@ -120,91 +117,6 @@ CudaExecutor::CudaExecutor(std::shared_ptr<const Plan> plan, const std::string &
     checkCuda(cudaEventCreate(&end_[i]), "cudaEventCreate");
   }
   uploadParameters();
-}
-
-namespace {
-/// Per tensor: how many op operands read it.
-std::vector<int> useCounts(const FunctionInfo &fn) {
-  std::vector<int> uses(fn.tensors.size(), 0);
-  for (const OpInfo &op : fn.ops)
-    for (uint32_t t : op.inputs)
-      ++uses[t];
-  return uses;
-}
-} // namespace
-
-void CudaExecutor::markInputsFeedingLinear() {
-  const FunctionInfo &fn = *fn_;
-  const std::vector<int> uses = useCounts(fn);
-  feedsNextLinear_.assign(fn.ops.size(), false);
-  for (size_t i = 0; i + 1 < fn.ops.size(); ++i) {
-    const OpInfo &op = fn.ops[i], &next = fn.ops[i + 1];
-    feedsNextLinear_[i] = next.name == "mm.linear" && op.placement == Placement::device &&
-                          next.placement == Placement::device && !op.outputs.empty() &&
-                          next.inputs.size() >= 2 && next.inputs[0] == op.outputs[0] &&
-                          uses[op.outputs[0]] == 1 && !isOutput_[op.outputs[0]];
-  }
-}
-
-void CudaExecutor::markRotaryPairs() {
-  const FunctionInfo &fn = *fn_;
-  rotaryPairsWithNext_.assign(fn.ops.size(), false);
-  for (size_t i = 0; i + 1 < fn.ops.size(); ++i) {
-    const OpInfo &op = fn.ops[i], &next = fn.ops[i + 1];
-    rotaryPairsWithNext_[i] =
-        op.name == "mm.rotary" && next.name == "mm.rotary" && op.placement == Placement::device &&
-        next.placement == Placement::device && op.inputs.size() == 3 &&
-        next.inputs.size() == 3 && op.inputs[1] == next.inputs[1] &&
-        op.inputs[2] == next.inputs[2] && op.outputs.size() == 1 && next.outputs.size() == 1 &&
-        !isOutput_[op.outputs[0]] && !isOutput_[next.outputs[0]] &&
-        op.attrs.getInt("interleaved", 0) == next.attrs.getInt("interleaved", 0);
-  }
-}
-
-void CudaExecutor::markStepsIntoAttention() {
-  const FunctionInfo &fn = *fn_;
-  const std::vector<int> uses = useCounts(fn);
-  std::vector<size_t> reader(fn.tensors.size(), SIZE_MAX); // the one reader, when uses == 1
-  for (size_t i = 0; i < fn.ops.size(); ++i)
-    for (uint32_t t : fn.ops[i].inputs)
-      reader[t] = i;
-  // The one device mm.attention reading tensor t (and no other op reading it), or null.
-  // (The appends' results are also the KV-cache outputs, which a cache serves.)
-  auto onlyAttention = [&](uint32_t t) -> const OpInfo * {
-    if (uses[t] != 1)
-      return nullptr;
-    const OpInfo &op = fn.ops[reader[t]];
-    return op.name == "mm.attention" && op.placement == Placement::device && op.inputs.size() >= 3
-               ? &op
-               : nullptr;
-  };
-  appendIntoAttention_.assign(fn.kvSlots.size(), false);
-  for (size_t s = 0; s < fn.kvSlots.size(); ++s) {
-    const int p = partnerSlot_[s];
-    if (p < 0)
-      continue;
-    const bool isKey = fn.kvSlots[s].kind == KvKind::key;
-    const uint32_t key = fn.ops[fn.kvSlots[isKey ? s : size_t(p)].appendOp].outputs.at(0);
-    const uint32_t value = fn.ops[fn.kvSlots[isKey ? size_t(p) : s].appendOp].outputs.at(0);
-    const OpInfo *att = onlyAttention(key);
-    appendIntoAttention_[s] =
-        att && att == onlyAttention(value) && att->inputs[1] == key && att->inputs[2] == value;
-  }
-  rotaryIntoAttention_.assign(fn.ops.size(), false);
-  for (size_t i = 0; i + 1 < fn.ops.size(); ++i) {
-    if (!rotaryPairsWithNext_[i])
-      continue;
-    const uint32_t q = fn.ops[i].outputs[0], k = fn.ops[i + 1].outputs[0];
-    const OpInfo *att = onlyAttention(q);
-    if (!att || att->inputs[0] != q || uses[k] != 1)
-      continue;
-    const int slot = appendSlot_[reader[k]];
-    const OpInfo &append = fn.ops[reader[k]];
-    rotaryIntoAttention_[i] = slot >= 0 && append.inputs.size() == 2 && append.inputs[1] == k &&
-                              fn.kvSlots[size_t(slot)].kind == KvKind::key &&
-                              appendIntoAttention_[size_t(slot)] &&
-                              att->inputs[1] == append.outputs.at(0);
-  }
 }
 
 CudaExecutor::~CudaExecutor() {

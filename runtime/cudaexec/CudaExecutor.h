@@ -24,6 +24,7 @@
 
 #include "runtime/cpu/CpuKernels.h"
 #include "runtime/cuda/Blas.h"
+#include "runtime/cuda/OpCapabilities.h"
 #include "runtime/cudaexec/DeviceKvCache.h"
 #include "runtime/cudaexec/DeviceMemory.h"
 #include "runtime/cudaexec/DeviceWeights.h"
@@ -147,9 +148,10 @@ public:
 private:
   friend class OpRecorder;
   void uploadParameters();
-  void markInputsFeedingLinear();
-  void markRotaryPairs();
-  void markStepsIntoAttention();
+  /// Whether op `index` carries fusion bit `f` (decided by -mm-plan-cuda-fusion).
+  bool fuses(size_t index, cuda::CudaFusion f) const {
+    return (fn_->ops[index].fusion & static_cast<uint8_t>(f)) != 0;
+  }
   /// True when `p` points into the weights and constants uploaded at load (never written
   /// by a launch), so that a GEMV may read it before the previous kernel has finished.
   bool isUploadedConstant(const char *p) const { return ctx_.weights().holds(p); }
@@ -176,9 +178,6 @@ private:
   std::vector<std::vector<uint32_t>> releaseAfter_;
   std::vector<bool> isOutput_;
   std::vector<int> appendSlot_;               ///< per op: KV slot appended, or -1
-  /// per op: its result 0 feeds only the next op, an mm.linear on the device, as its
-  /// input (an mm.swiglu or RMSNorm there may be fused into the linear's GEMV).
-  std::vector<bool> feedsNextLinear_;
   /// The input left by the previous op to this call's next mm.linear: the previous op's
   /// result tensor (UINT32_MAX when none), the x pointer, the fused input and the arena
   /// blocks it reads (retained until the linear has allocated its result: the plan's
@@ -189,21 +188,9 @@ private:
     cuda::GemvInput input;
     std::vector<void *> blocks;
   } fusedInput_;
-  /// per op: an mm.rotary followed by another on the device with the same cos/sin (the
-  /// query and key rotations of a layer; one launch may serve both: rotateWithNext)
-  std::vector<bool> rotaryPairsWithNext_;
   /// The op whose results an earlier op's launch already produced in this call (skipped).
   size_t doneByPrevious_ = SIZE_MAX;
   std::vector<int> partnerSlot_;              ///< per KV slot: the other slot of its layer
-  /// per KV slot: the results of its append and of its partner's feed only one
-  /// mm.attention on the device, as its key and value: a one-token step's decode-attention
-  /// launch may write the new rows itself (a fused step), so the pair's append launch is
-  /// left to that attention (or to the first other reader of the cache).
-  std::vector<bool> appendIntoAttention_;
-  /// per op: an mm.rotary pair (rotaryPairsWithNext_) whose query result feeds only an
-  /// mm.attention whose key is the pair's key result appended to the cache, with
-  /// appendIntoAttention_: that attention's fused step may rotate both itself.
-  std::vector<bool> rotaryIntoAttention_;
   /// The merged q/k rotary launch left to a fused decode step (rotateWithNext); recorded
   /// by launchDeferredRotary when anything else is to read its results. `blocks` (its
   /// inputs' arena blocks) are retained until then.

@@ -289,7 +289,7 @@ void CudaExecutor::OpRecorder::rotary() {
 bool CudaExecutor::OpRecorder::leaveToNextLinear(DType dtype, int64_t rows, int64_t cols,
                                                  const char *x, const cuda::GemvInput &input,
                                                  std::vector<void *> blocks) {
-  if (!ex_.ctx_.fusedLaunchesEnabled() || !ex_.feedsNextLinear_[index_] || rows != 1)
+  if (!ex_.ctx_.fusedLaunchesEnabled() || !ex_.fuses(index_, cuda::CudaFusion::feedsNextLinear) || rows != 1)
     return false;
   const OpInfo &next = ex_.fn_->ops[index_ + 1];
   const Value &w = values_[next.inputs[1]];
@@ -314,7 +314,7 @@ bool CudaExecutor::OpRecorder::leaveToNextLinear(DType dtype, int64_t rows, int6
 }
 
 bool CudaExecutor::OpRecorder::rotateWithNext(cuda::RotaryArgs a) {
-  if (!ex_.ctx_.fusedLaunchesEnabled() || !ex_.rotaryPairsWithNext_[index_])
+  if (!ex_.ctx_.fusedLaunchesEnabled() || !ex_.fuses(index_, cuda::CudaFusion::rotaryPairWithNext))
     return false;
   const OpInfo &next = ex_.fn_->ops[index_ + 1];
   const Value &k = values_[next.inputs[0]];
@@ -357,7 +357,7 @@ bool CudaExecutor::OpRecorder::rotateWithNext(cuda::RotaryArgs a) {
               values_[op().inputs[2]].block}; // x, k, cos, sin
   for (void *b : r.blocks)
     ex_.retain(b);
-  if (!cache_ || !ex_.rotaryIntoAttention_[index_])
+  if (!cache_ || !ex_.fuses(index_, cuda::CudaFusion::rotaryIntoAttention))
     launchDeferredRotary();
   return true;
 }

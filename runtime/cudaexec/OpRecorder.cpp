@@ -223,7 +223,7 @@ void CudaExecutor::OpRecorder::appendToCache(size_t slot) {
   ex_.retain(fresh.block);
   ex_.kvPending_[slot] = fresh;
   const int partner = ex_.partnerSlot_[slot];
-  const bool leftToAttention = ex_.ctx_.fusedLaunchesEnabled() && ex_.appendIntoAttention_[slot];
+  const bool leftToAttention = ex_.ctx_.fusedLaunchesEnabled() && ex_.fuses(ex_.fn_->kvSlots[slot].appendOp, cuda::CudaFusion::appendIntoAttention);
   if (partner >= 0 && ex_.kvPending_[static_cast<size_t>(partner)].set && !leftToAttention)
     launchAppend(slot);
   Value &out = values_[op().outputs.at(0)];

@@ -2,9 +2,11 @@
 #include "runtime/plan/Plan.h"
 
 #include "runtime/core/Error.h"
+#include "runtime/cuda/OpCapabilities.h"
 #include "runtime/plan/PlanFormat.h"
 #include "runtime/plan/plan_generated.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -252,6 +254,7 @@ private:
                                          where + " kv_cache[" + std::to_string(i) + "]"));
     decodeKvLayout(ff, f, where);
     decodeSegments(ff, f, where);
+    checkFusion(f, where);
     return f;
   }
 
@@ -316,6 +319,49 @@ private:
       if (i < seg.firstOp || i > seg.lastOp)
         bad(where, " op ", i, " (", op.name, "): segment ", op.segment, " covers ops [",
             seg.firstOp, ", ", seg.lastOp, "] only");
+    }
+  }
+
+  /// Each fusion bit sits on a device op of the shape it needs (the CUDA executor's fused
+  /// launches read the ops it names): known bits only; feeds_next_linear followed by a
+  /// device mm.linear whose input is the op's first result; the rotary bits on a device
+  /// mm.rotary of three inputs and one result followed by another, rotary_into_attention
+  /// only with rotary_pair_with_next; append_into_attention on a KV slot's append op.
+  void checkFusion(const FunctionInfo &f, const std::string &where) {
+    using cuda::CudaFusion;
+    uint8_t known = 0;
+    for (const cuda::CudaFusionName &n : cuda::kCudaFusions)
+      known |= static_cast<uint8_t>(n.fusion);
+    auto rotary = [&](size_t i) {
+      return i < f.ops.size() && f.ops[i].name == "mm.rotary" &&
+             f.ops[i].placement == Placement::device && f.ops[i].inputs.size() == 3 &&
+             f.ops[i].outputs.size() == 1;
+    };
+    for (size_t i = 0; i < f.ops.size(); ++i) {
+      const OpInfo &op = f.ops[i];
+      const auto has = [&](CudaFusion b) { return (op.fusion & static_cast<uint8_t>(b)) != 0; };
+      auto refuse = [&](const char *why) {
+        bad(where, " op ", i, " (", op.name, "): fusion bits ", static_cast<int>(op.fusion), " ", why);
+      };
+      if (op.fusion == 0)
+        continue;
+      if ((op.fusion & ~known) != 0)
+        refuse("hold an unknown bit");
+      if (op.placement != Placement::device)
+        refuse("on an op not placed on the device");
+      if (has(CudaFusion::feedsNextLinear) &&
+          !(i + 1 < f.ops.size() && f.ops[i + 1].name == "mm.linear" &&
+            f.ops[i + 1].placement == Placement::device && f.ops[i + 1].inputs.size() >= 2 &&
+            !op.outputs.empty() && f.ops[i + 1].inputs[0] == op.outputs[0]))
+        refuse("say feeds_next_linear, but the next op is no device mm.linear reading its result");
+      if ((has(CudaFusion::rotaryPairWithNext) || has(CudaFusion::rotaryIntoAttention)) &&
+          !(rotary(i) && rotary(i + 1) && has(CudaFusion::rotaryPairWithNext)))
+        refuse("say rotary_pair_with_next or rotary_into_attention, but the op and the next "
+               "are not two device mm.rotary of three inputs, or the pair bit is missing");
+      if (has(CudaFusion::appendIntoAttention) &&
+          std::none_of(f.kvSlots.begin(), f.kvSlots.end(),
+                       [&](const KvSlotInfo &s) { return s.appendOp == i; }))
+        refuse("say append_into_attention on an op that appends to no KV-cache slot");
     }
   }
 
@@ -389,6 +435,7 @@ private:
       bad(where, " (", op.name, "): unknown placement ", static_cast<int>(fo.placement()));
     op.placement = static_cast<Placement>(fo.placement());
     op.segment = fo.segment();
+    op.fusion = fo.fusion();
     op.attrs = Attrs(op.name);
     if (fo.attributes())
       for (const plan::fb::Attribute *a : *fo.attributes())

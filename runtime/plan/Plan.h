@@ -51,6 +51,9 @@ struct OpInfo {
   Placement placement = Placement::unplanned;
   /// placement = device: index into FunctionInfo::segments; -1 otherwise.
   int32_t segment = -1;
+  /// placement = device: bits of cuda::CudaFusion (runtime/cuda/OpCapabilities.h), the
+  /// fused launches the compiler decided (-mm-plan-cuda-fusion); checked by the loader.
+  uint8_t fusion = 0;
 };
 
 /// A run of device ops captured as one CUDA graph: ops [firstOp, lastOp] of the function

@@ -19,7 +19,7 @@
 namespace mm::plan {
 
 /// Version of the file layout and of plan.fbs; a loader accepts exactly this version.
-constexpr uint32_t kPlanFormatVersion = 2;
+constexpr uint32_t kPlanFormatVersion = 3;
 /// First 8 bytes of every plan file.
 constexpr char kPlanMagic[8] = {'M', 'M', 'C', 'P', 'L', 'A', 'N', '\0'};
 /// The blob starts on a page boundary so weights can be memory-mapped in place.

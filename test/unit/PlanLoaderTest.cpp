@@ -1,6 +1,8 @@
 //===- PlanLoaderTest.cpp - plan loading, verification and fuzzing ----------===//
 #include "PlanTestUtil.h"
 
+#include "runtime/cuda/OpCapabilities.h"
+
 #include "runtime/core/Error.h"
 #include "runtime/plan/PlanFormat.h"
 
@@ -221,6 +223,30 @@ TEST(PlanLoader, RejectsBadSegments) {
   p = plannedAddPlan();
   p.functions[0].ops[0].placement = static_cast<rt::Placement>(7);
   EXPECT_NE(loadError(buildPlanBytes(p)).find("unknown placement 7"), std::string::npos);
+}
+
+// Op.fusion bits (-mm-plan-cuda-fusion) must sit on device ops of the shape they need.
+TEST(PlanLoader, RejectsFusionBitsOnOpsOfTheWrongShape) {
+  TPlan p = plannedAddPlan(); // op 0 host, op 1 (mm.add) on the device, the last op
+  p.functions[0].ops[1].fusion = 64;
+  EXPECT_NE(loadError(buildPlanBytes(p)).find("op 1 (mm.add): fusion bits 64 hold an unknown bit"),
+            std::string::npos);
+  p = plannedAddPlan();
+  p.functions[0].ops[0].fusion = static_cast<uint8_t>(rt::cuda::CudaFusion::feedsNextLinear);
+  EXPECT_NE(loadError(buildPlanBytes(p)).find("op 0 (mm.add): fusion bits 1 on an op not placed on the device"),
+            std::string::npos);
+  p = plannedAddPlan();
+  p.functions[0].ops[1].fusion = static_cast<uint8_t>(rt::cuda::CudaFusion::feedsNextLinear);
+  EXPECT_NE(loadError(buildPlanBytes(p)).find("say feeds_next_linear, but the next op is no device mm.linear"),
+            std::string::npos);
+  p = plannedAddPlan();
+  p.functions[0].ops[1].fusion = static_cast<uint8_t>(rt::cuda::CudaFusion::rotaryIntoAttention);
+  EXPECT_NE(loadError(buildPlanBytes(p)).find("are not two device mm.rotary of three inputs, or the pair bit is missing"),
+            std::string::npos);
+  p = plannedAddPlan();
+  p.functions[0].ops[1].fusion = static_cast<uint8_t>(rt::cuda::CudaFusion::appendIntoAttention);
+  EXPECT_NE(loadError(buildPlanBytes(p)).find("say append_into_attention on an op that appends to no KV-cache slot"),
+            std::string::npos);
 }
 
 /// step(x [1,2,seq,3], past [1,2,past,3]) -> present = concat(past, x, axis 2): one

@@ -46,7 +46,7 @@ std::string buildPlanBytes(const TPlan &p) {
       auto out = fbb.CreateVector(o.outputs);
       auto at = fbb.CreateVector(attrs);
       ops.push_back(fb::CreateOp(fbb, name, in, out, at, fbb.CreateString("test"),
-                                 static_cast<fb::Placement>(o.placement), o.segment));
+                                 static_cast<fb::Placement>(o.placement), o.segment, o.fusion));
     }
     auto values = [&](const std::vector<std::pair<std::string, uint32_t>> &vs,
                       std::vector<rt::ValueRole> roles, bool outputs) {

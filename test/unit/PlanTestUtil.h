@@ -35,6 +35,7 @@ struct TOp {
   std::vector<std::pair<std::string, int64_t>> ints;
   rt::Placement placement = rt::Placement::unplanned;
   int32_t segment = -1;
+  uint8_t fusion = 0; ///< bits of rt::cuda::CudaFusion
 };
 
 struct TSlot {

@@ -3,6 +3,7 @@
 
 #include "runtime/core/Error.h"
 #include "runtime/core/Half.h"
+#include "runtime/cuda/OpCapabilities.h"
 #include "runtime/io/Npy.h"
 #include "runtime/io/TensorProto.h"
 
@@ -53,6 +54,16 @@ static void printPlacement(const FunctionInfo &fn, llvm::raw_ostream &os) {
     os << "    segment " << i << ": ops " << s.firstOp << ".." << s.lastOp << ", ends: "
        << s.endReason << "\n";
   }
+  std::string fused;
+  for (const cuda::CudaFusionName &n : cuda::kCudaFusions) {
+    const size_t count = std::count_if(fn.ops.begin(), fn.ops.end(), [&](const OpInfo &op) {
+      return (op.fusion & static_cast<uint8_t>(n.fusion)) != 0;
+    });
+    if (count > 0)
+      fused += (fused.empty() ? "" : ", ") + std::string(n.name) + " " + std::to_string(count);
+  }
+  if (!fused.empty())
+    os << "    fused launches (ops): " << fused << "\n";
 }
 
 int printInfo(const Plan &plan, llvm::raw_ostream &os) {

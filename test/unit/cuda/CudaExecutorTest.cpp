@@ -70,6 +70,12 @@ std::shared_ptr<const Plan> layerPlan() {
            TOp{"mm.concat", {5, 1}, {11}, {{"axis", 2}}, dev, 0},
            TOp{"mm.attention", {8, 10, 11}, {12}, {}, dev, 0}};
   f.segments = {{0, 5, "end of function"}};
+  // The fused launches -mm-plan-cuda-fusion decides for this layer: the q/k rotary pair
+  // into the decode attention, and both appends into it.
+  using cuda::CudaFusion;
+  f.ops[1].fusion = static_cast<uint8_t>(CudaFusion::rotaryPairWithNext) |
+                    static_cast<uint8_t>(CudaFusion::rotaryIntoAttention);
+  f.ops[3].fusion = f.ops[4].fusion = static_cast<uint8_t>(CudaFusion::appendIntoAttention);
   f.inputs = {{"qk", 0},  {"v", 1}, {"cos", 2}, {"sin", 3}, {"past_key_values.0.key", 4},
               {"past_key_values.0.value", 5}};
   f.outputs = {{"out", 12}, {"present.0.key", 10}, {"present.0.value", 11}};
