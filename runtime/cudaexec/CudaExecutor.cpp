@@ -56,15 +56,6 @@ void requireCudaPlacement(const Plan &plan, const FunctionInfo &fn) {
          plan.target(), "'); compile it with `mmc compile --target cuda`");
 }
 
-namespace {
-bool isPastInput(const FunctionInfo &fn, size_t input) {
-  for (const KvSlotInfo &s : fn.kvSlots)
-    if (s.pastInput == input)
-      return true;
-  return false;
-}
-} // namespace
-
 CudaExecutor::CudaExecutor(std::shared_ptr<const Plan> plan, const std::string &function,
                            CudaContext &ctx)
     : plan_(std::move(plan)), fn_(&plan_->function(function)), ctx_(ctx),
@@ -199,7 +190,7 @@ std::vector<CudaExecutor::Value> CudaExecutor::bindInputs(const std::vector<RunI
     v.set = true;
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
-    if (cache && isPastInput(fn, i))
+    if (cache && fn.isPastInput(i))
       continue;
     const Tensor &x = inputs[i].tensor;
     Value &v = values[fn.inputs[i].tensor];

@@ -38,12 +38,6 @@ namespace {
 std::string gotString(const Tensor &t) {
   return std::string(dtypeName(t.dtype)) + " " + shapeString(t.shape);
 }
-bool isPastInput(const FunctionInfo &fn, size_t input) {
-  for (const KvSlotInfo &s : fn.kvSlots)
-    if (s.pastInput == input)
-      return true;
-  return false;
-}
 } // namespace
 
 /// The KernelContext of one op: attributes, declared dtypes, output allocation from the
@@ -143,7 +137,7 @@ std::vector<Tensor> orderInputs(const FunctionInfo &fn, const std::map<std::stri
     ordered[static_cast<size_t>(i)] = tensor;
   }
   for (size_t i = 0; i < ordered.size(); ++i)
-    if (!named.count(fn.inputs[i].name) && !(forCache && isPastInput(fn, i)))
+    if (!named.count(fn.inputs[i].name) && !(forCache && fn.isPastInput(i)))
       fail("function '", fn.name, "': input '", fn.inputs[i].name, "' (",
            signatureString(fn.tensors[fn.inputs[i].tensor]), ") is missing");
   return ordered;
@@ -163,7 +157,7 @@ void checkInputs(const FunctionInfo &fn, const std::vector<Tensor> &inputs, bool
     const ValueInfo &in = fn.inputs[i];
     const TensorInfo &t = fn.tensors[in.tensor];
     Shape got = inputs[i].shape;
-    if (withCache && isPastInput(fn, i)) {
+    if (withCache && fn.isPastInput(i)) {
       if (inputs[i].data)
         fail("input '", in.name, "' is supplied by the KV cache; leave it out");
       continue;

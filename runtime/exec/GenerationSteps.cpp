@@ -28,9 +28,7 @@ int checkDecoder(const Plan &plan, const FunctionInfo &dec) {
     fail(plan.origin(), ": decoder '", dec.name, "' has no KV-cache slots");
   for (size_t i = 0; i < dec.inputs.size(); ++i) {
     const ValueRole role = dec.inputs[i].role;
-    bool past = std::any_of(dec.kvSlots.begin(), dec.kvSlots.end(),
-                            [&](const KvSlotInfo &s) { return s.pastInput == i; });
-    if (!past && role != ValueRole::inputsEmbeds && role != ValueRole::attentionMask &&
+    if (!dec.isPastInput(i) && role != ValueRole::inputsEmbeds && role != ValueRole::attentionMask &&
         role != ValueRole::positionIds)
       fail(plan.origin(), ": decoder input '", dec.inputs[i].name, "' (role ", roleName(role),
            ") is not one the generator can fill (roles inputs_embeds, attention_mask, "

@@ -39,6 +39,11 @@ int FunctionInfo::inputWithRole(ValueRole role) const {
   return -1;
 }
 
+bool FunctionInfo::isPastInput(size_t index) const {
+  return std::any_of(kvSlots.begin(), kvSlots.end(),
+                     [&](const KvSlotInfo &s) { return s.pastInput == index; });
+}
+
 int FunctionInfo::outputWithRole(ValueRole role) const {
   for (size_t i = 0; i < outputs.size(); ++i)
     if (outputs[i].role == role)

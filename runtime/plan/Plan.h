@@ -123,6 +123,8 @@ struct FunctionInfo {
   /// Index of the first input / output with role `role`, or -1.
   int inputWithRole(ValueRole role) const;
   int outputWithRole(ValueRole role) const;
+  /// Whether input `index` is a KV-cache slot's past (which a cache serves).
+  bool isPastInput(size_t index) const;
 };
 
 /// Runtime metadata of a multimodal generator (see GenerationInfo in plan.fbs).
