@@ -197,10 +197,12 @@ private:
   LogicalResult readPlacement(Operation &op, OpRecord &rec) {
     auto placement = op.getAttrOfType<StringAttr>("mm.placement");
     if (!placement) {
-      if (planned_ || op.hasAttr("mm.placement") || op.hasAttr("mm.segment") ||
-          op.hasAttr("mm.fusion"))
+      if (planned_ || op.hasAttr("mm.placement") || op.hasAttr("mm.segment"))
         return op.emitError() << "op without a valid mm.placement in a function planned by "
                                  "-mm-plan-cuda-graphs (run it last)";
+      if (op.hasAttr("mm.fusion"))
+        return op.emitError() << "mm.fusion on an op without mm.placement (-mm-plan-cuda-fusion "
+                                 "marks ops that -mm-plan-cuda-graphs placed on the device)";
       return success();
     }
     if (!planned_)

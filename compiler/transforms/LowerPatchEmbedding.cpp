@@ -48,6 +48,9 @@ std::string notAPatchEmbedding(ConvOp conv) {
     return "it is not 2-D";
   if (!w.hasStaticShape() || x.isDynamicDim(1) || x.isDynamicDim(2) || x.isDynamicDim(3))
     return "its channels, height, width or kernel are dynamic";
+  if (w.getNumElements() == 0 || x.getDimSize(1) == 0 || x.getDimSize(2) == 0 ||
+      x.getDimSize(3) == 0 || x.getDimSize(0) == 0)
+    return "it has a dim of size 0";
   if (conv.getGroup() != 1)
     return "it has groups";
   const int64_t kh = w.getDimSize(2), kw = w.getDimSize(3);
@@ -59,6 +62,11 @@ std::string notAPatchEmbedding(ConvOp conv) {
     return "it dilates";
   if (x.getDimSize(2) % kh != 0 || x.getDimSize(3) % kw != 0)
     return "its kernel does not tile the image";
+  int64_t patches = 0, ck = 0, k = 0;
+  if (__builtin_mul_overflow(x.getDimSize(2) / kh, x.getDimSize(3) / kw, &patches) ||
+      __builtin_mul_overflow(w.getDimSize(1), kh, &ck) || __builtin_mul_overflow(ck, kw, &k) ||
+      patches > (int64_t(1) << 40) || k > (int64_t(1) << 40))
+    return "its patches or patch size exceed 2^40";
   if (!weightExprOf(conv.getWeight()))
     return "its weight is not one the plan holds";
   auto want = RankedTensorType::get(

@@ -8,8 +8,8 @@
 //     device mm.linear, as its input, and is not returned (an RMSNorm or SwiGLU may then
 //     run inside that linear's GEMV);
 //   - rotary_pair_with_next: a device mm.rotary (x, cos, sin) followed by another with the
-//     same cos and sin and the same `interleaved`, neither result returned (one launch
-//     rotates the query and the key);
+//     same cos and sin and the same `interleaved`, neither result returned, and not itself
+//     the second of a pair (one launch rotates the query and the key);
 //   - append_into_attention: on a KV-cache append (the concat of a kv_past / kv_present
 //     pair, contract::kvAppend) when its result and the append of the layer's other kind
 //     are read only by one device mm.attention, as its key and value;
@@ -17,8 +17,10 @@
 //     mm.attention, as its query, whose key is the pair's key result appended to the KV
 //     cache (read only by that append) with append_into_attention (the decode-attention
 //     launch rotates both and writes the new rows).
-// The executor still checks each fused launch's shapes and types at run time and falls
-// back to separate launches where they do not fit.
+// Marks already on the ops are dropped first: this pass alone decides. The plan loader
+// checks each bit's preconditions again (a plan is input), and the executor checks each
+// fused launch's shapes and types at run time and falls back to separate launches where
+// they do not fit.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/transforms/Passes.h"
@@ -55,9 +57,11 @@ llvm::StringRef fusionName(CudaFusion f) {
 class FusionPlanner {
 public:
   explicit FusionPlanner(func::FuncOp fn) : fn_(fn) {
-    for (Operation &op : fn.getBody().front())
+    for (Operation &op : fn.getBody().front()) {
+      op.removeAttr("mm.fusion"); // this pass decides; marks from elsewhere are dropped
       if (op.hasAttr("mm.placement"))
         ops_.push_back(&op);
+    }
     for (size_t i = 0; i < ops_.size(); ++i)
       for (Value v : ops_[i]->getOperands()) {
         ++uses_[v];
@@ -72,14 +76,14 @@ public:
     for (size_t i = 0; i + 1 < ops_.size(); ++i) {
       if (feedsNextLinear(i))
         mark(ops_[i], CudaFusion::feedsNextLinear);
-      if (rotaryPair(i))
-        mark(ops_[i], CudaFusion::rotaryPairWithNext);
+      if (rotaryPair(i) && !(i > 0 && hasMark(ops_[i - 1], CudaFusion::rotaryPairWithNext)))
+        mark(ops_[i], CudaFusion::rotaryPairWithNext); // the next one is done by this launch
     }
     for (auto &[concat, append] : appends_)
       if (appendIntoAttention(append))
         mark(concat, CudaFusion::appendIntoAttention);
     for (size_t i = 0; i + 1 < ops_.size(); ++i)
-      if (rotaryPair(i) && rotaryIntoAttention(i))
+      if (hasMark(ops_[i], CudaFusion::rotaryPairWithNext) && rotaryIntoAttention(i))
         mark(ops_[i], CudaFusion::rotaryIntoAttention);
     for (auto &[op, names] : marks_) {
       SmallVector<Attribute> list;
@@ -135,7 +139,7 @@ private:
       for (unsigned r = 0; r < fn_.getNumResults(); ++r)
         if (resultRole(fn_, r) == ValueRole::kvPresent && resultKv(fn_, r) == kv)
           if (Operation *concat = kvAppend(fn_, a, r).concat)
-            if (concat->hasAttr("mm.placement"))
+            if (onDevice(concat))
               appends_[concat] = {kv->layer, kv->isValue};
     }
   }

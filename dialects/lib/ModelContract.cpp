@@ -58,7 +58,7 @@ std::optional<KvPosition> kvOf(DictionaryAttr attrs) {
     return std::nullopt;
   auto layer = kv.getAs<IntegerAttr>("layer");
   auto kind = kv.getAs<StringAttr>("kind");
-  if (!layer || !kind)
+  if (!layer || !kind || !layer.getType().isSignlessInteger(64))
     return std::nullopt;
   return KvPosition{layer.getInt(), kind.getValue() == "value"};
 }
@@ -181,10 +181,11 @@ LogicalResult verifyValueAttr(Operation *op, bool isResult, unsigned index, Type
   auto kv = dyn_cast<DictionaryAttr>(attr.getValue());
   auto layer = kv ? kv.getAs<IntegerAttr>("layer") : IntegerAttr();
   auto kind = kv ? kv.getAs<StringAttr>("kind") : StringAttr();
-  if (!kv || kv.size() != 2 || !layer || layer.getInt() < 0 || layer.getInt() > kMaxLayer ||
+  if (!kv || kv.size() != 2 || !layer || !layer.getType().isSignlessInteger(64) ||
+      layer.getInt() < 0 || layer.getInt() > kMaxLayer ||
       !kind || (kind.getValue() != "key" && kind.getValue() != "value"))
     return op->emitOpError() << what << index << ": '" << kKvAttr
-                             << "' must be {layer = <integer 0 to " << kMaxLayer
+                             << "' must be {layer = <i64 0 to " << kMaxLayer
                              << ">, kind = key or value}, got " << attr.getValue();
   ValueRole want = isResult ? ValueRole::kvPresent : ValueRole::kvPast;
   if (valueRoleOf(all) != want)

@@ -327,24 +327,97 @@ private:
     }
   }
 
-  /// Each fusion bit sits on a device op of the shape it needs (the CUDA executor's fused
-  /// launches read the ops it names): known bits only; feeds_next_linear followed by a
-  /// device mm.linear whose input is the op's first result; the rotary bits on a device
-  /// mm.rotary of three inputs and one result followed by another, rotary_into_attention
-  /// only with rotary_pair_with_next; append_into_attention on a KV slot's append op.
+  /// Each fusion bit (-mm-plan-cuda-fusion) sits on a device op whose neighbours make the
+  /// fused launch correct: the CUDA executor leaves the fused ops' own results unwritten,
+  /// so no other op may read them and no function output may be one of them. Known bits
+  /// only; feeds_next_linear: the next op is a device mm.linear whose input is the op's
+  /// first result, which nothing else reads; rotary_pair_with_next: the op and the next
+  /// are device mm.rotary (x, cos, sin) with the same cos, sin and `interleaved`, whose
+  /// results are no outputs, and the op is not the second of a pair;
+  /// append_into_attention: on a KV slot's append whose result and the layer's other
+  /// append's are read only by one device mm.attention, as its key and value;
+  /// rotary_into_attention: on a pair whose query only a device mm.attention reads, as its
+  /// query, and whose key only that attention's key append (with append_into_attention)
+  /// reads.
   void checkFusion(const FunctionInfo &f, const std::string &where) {
     using cuda::CudaFusion;
     uint8_t known = 0;
     for (const cuda::CudaFusionName &n : cuda::kCudaFusions)
       known |= static_cast<uint8_t>(n.fusion);
+    std::vector<std::vector<size_t>> readers(f.tensors.size());
+    for (size_t i = 0; i < f.ops.size(); ++i)
+      for (uint32_t t : f.ops[i].inputs)
+        readers[t].push_back(i);
+    std::vector<bool> isOutput(f.tensors.size(), false);
+    for (const ValueInfo &v : f.outputs)
+      isOutput[v.tensor] = true;
+    auto has = [&](size_t i, CudaFusion b) {
+      return i < f.ops.size() && (f.ops[i].fusion & static_cast<uint8_t>(b)) != 0;
+    };
+    auto device = [&](size_t i, const char *name) {
+      return i < f.ops.size() && f.ops[i].placement == Placement::device && f.ops[i].name == name;
+    };
+    // The op that alone reads `t`, or SIZE_MAX.
+    auto onlyReader = [&](uint32_t t) { return readers[t].size() == 1 ? readers[t][0] : SIZE_MAX; };
+    // The device mm.attention (query, key, value, ...) that alone reads `t`, or SIZE_MAX.
+    auto onlyAttention = [&](uint32_t t) {
+      const size_t r = onlyReader(t);
+      return device(r, "mm.attention") && f.ops[r].inputs.size() >= 3 ? r : SIZE_MAX;
+    };
     auto rotary = [&](size_t i) {
-      return i < f.ops.size() && f.ops[i].name == "mm.rotary" &&
-             f.ops[i].placement == Placement::device && f.ops[i].inputs.size() == 3 &&
-             f.ops[i].outputs.size() == 1;
+      return device(i, "mm.rotary") && f.ops[i].inputs.size() == 3 && f.ops[i].outputs.size() == 1 &&
+             !isOutput[f.ops[i].outputs[0]];
+    };
+    auto slotOf = [&](size_t op) {
+      for (size_t s = 0; s < f.kvSlots.size(); ++s)
+        if (f.kvSlots[s].appendOp == op)
+          return static_cast<int>(s);
+      return -1;
+    };
+    auto appendOf = [&](int64_t layer, KvKind kind) {
+      for (const KvSlotInfo &s : f.kvSlots)
+        if (s.layer == layer && s.kind == kind)
+          return static_cast<size_t>(s.appendOp);
+      return SIZE_MAX;
+    };
+    auto feedsNextLinear = [&](size_t i) {
+      const OpInfo &op = f.ops[i];
+      return device(i + 1, "mm.linear") && f.ops[i + 1].inputs.size() >= 2 && !op.outputs.empty() &&
+             f.ops[i + 1].inputs[0] == op.outputs[0] && onlyReader(op.outputs[0]) == i + 1 &&
+             !isOutput[op.outputs[0]];
+    };
+    auto rotaryPair = [&](size_t i) {
+      return rotary(i) && rotary(i + 1) && f.ops[i].inputs[1] == f.ops[i + 1].inputs[1] &&
+             f.ops[i].inputs[2] == f.ops[i + 1].inputs[2] &&
+             f.ops[i].attrs.getInt("interleaved", 0) == f.ops[i + 1].attrs.getInt("interleaved", 0) &&
+             !(i > 0 && has(i - 1, CudaFusion::rotaryPairWithNext));
+    };
+    auto appendIntoAttention = [&](size_t i) {
+      const int s = slotOf(i);
+      if (s < 0)
+        return false;
+      const KvSlotInfo &slot = f.kvSlots[static_cast<size_t>(s)];
+      const size_t k = appendOf(slot.layer, KvKind::key), v = appendOf(slot.layer, KvKind::value);
+      if (k == SIZE_MAX || v == SIZE_MAX || f.ops[k].outputs.empty() || f.ops[v].outputs.empty())
+        return false;
+      const uint32_t key = f.ops[k].outputs[0], value = f.ops[v].outputs[0];
+      const size_t att = onlyAttention(key);
+      return att != SIZE_MAX && att == onlyAttention(value) && f.ops[att].inputs[1] == key &&
+             f.ops[att].inputs[2] == value;
+    };
+    auto rotaryIntoAttention = [&](size_t i) {
+      if (!has(i, CudaFusion::rotaryPairWithNext))
+        return false;
+      const uint32_t q = f.ops[i].outputs[0], k = f.ops[i + 1].outputs[0];
+      const size_t att = onlyAttention(q), append = onlyReader(k);
+      const int s = append == SIZE_MAX ? -1 : slotOf(append);
+      return att != SIZE_MAX && f.ops[att].inputs[0] == q && s >= 0 &&
+             f.kvSlots[static_cast<size_t>(s)].kind == KvKind::key && f.ops[append].inputs.size() == 2 &&
+             f.ops[append].inputs[1] == k && has(append, CudaFusion::appendIntoAttention) &&
+             f.ops[att].inputs[1] == f.ops[append].outputs.at(0);
     };
     for (size_t i = 0; i < f.ops.size(); ++i) {
       const OpInfo &op = f.ops[i];
-      const auto has = [&](CudaFusion b) { return (op.fusion & static_cast<uint8_t>(b)) != 0; };
       auto refuse = [&](const char *why) {
         bad(where, " op ", i, " (", op.name, "): fusion bits ", static_cast<int>(op.fusion), " ", why);
       };
@@ -354,19 +427,20 @@ private:
         refuse("hold an unknown bit");
       if (op.placement != Placement::device)
         refuse("on an op not placed on the device");
-      if (has(CudaFusion::feedsNextLinear) &&
-          !(i + 1 < f.ops.size() && f.ops[i + 1].name == "mm.linear" &&
-            f.ops[i + 1].placement == Placement::device && f.ops[i + 1].inputs.size() >= 2 &&
-            !op.outputs.empty() && f.ops[i + 1].inputs[0] == op.outputs[0]))
-        refuse("say feeds_next_linear, but the next op is no device mm.linear reading its result");
-      if ((has(CudaFusion::rotaryPairWithNext) || has(CudaFusion::rotaryIntoAttention)) &&
-          !(rotary(i) && rotary(i + 1) && has(CudaFusion::rotaryPairWithNext)))
-        refuse("say rotary_pair_with_next or rotary_into_attention, but the op and the next "
-               "are not two device mm.rotary of three inputs, or the pair bit is missing");
-      if (has(CudaFusion::appendIntoAttention) &&
-          std::none_of(f.kvSlots.begin(), f.kvSlots.end(),
-                       [&](const KvSlotInfo &s) { return s.appendOp == i; }))
-        refuse("say append_into_attention on an op that appends to no KV-cache slot");
+      if (has(i, CudaFusion::feedsNextLinear) && !feedsNextLinear(i))
+        refuse("say feeds_next_linear, but the next op is no device mm.linear reading its result, "
+               "or another op reads it, or a function returns it");
+      if (has(i, CudaFusion::rotaryPairWithNext) && !rotaryPair(i))
+        refuse("say rotary_pair_with_next, but the op and the next are not two device mm.rotary "
+               "of three inputs with the same cos/sin whose results no function returns, or the "
+               "op is the second of a pair");
+      if (has(i, CudaFusion::rotaryIntoAttention) && !rotaryIntoAttention(i))
+        refuse("say rotary_into_attention, but the op is no rotary pair whose query only a "
+               "device mm.attention reads and whose key only that attention's key append "
+               "(with append_into_attention) reads");
+      if (has(i, CudaFusion::appendIntoAttention) && !appendIntoAttention(i))
+        refuse("say append_into_attention, but the op is no KV-cache append whose result and "
+               "its partner's only one device mm.attention reads, as its key and value");
     }
   }
 

@@ -79,3 +79,19 @@ func.func @near_misses(%x: tensor<1x3x8x8xf32>, %wa: tensor<4x3x4x4xf32>, %xd: t
       : tensor<1x3x8x8xf32>, tensor<4x3x4x4xf32> -> tensor<1x4x?x?xf32>
   return %a, %b, %c, %d, %e, %f, %g, %h : tensor<1x4x8x8xf32>, tensor<1x4x2x2xf32>, tensor<1x4x1x1xf32>, tensor<1x4x2x2xf32>, tensor<1x4x?x2xf32>, tensor<1x4x2x2xf32>, tensor<1x4x2x2xf32>, tensor<1x4x?x?xf32>
 }
+
+// -----
+
+// More near misses: a dim of size 0, and sizes whose patch count overflows.
+func.func @degenerate(%x: tensor<1x0x8x8xf32>, %xl: tensor<1x1x4294967296x4294967296xf32>)
+    -> (tensor<1x8x2x2xf32>, tensor<1x1x4294967296x4294967296xf32>) {
+  %w = mm.weight "patch" from "m.bin"[0, 0] : tensor<8x0x4x4xf32>
+  %w1 = mm.weight "one" from "m.bin"[0, 4] : tensor<1x1x1x1xf32>
+  // expected-remark @+1 {{not lowered as a patch embedding: it has a dim of size 0}}
+  %y = mm.conv %x, %w {strides = array<i64: 4, 4>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+      : tensor<1x0x8x8xf32>, tensor<8x0x4x4xf32> -> tensor<1x8x2x2xf32>
+  // expected-remark @+1 {{not lowered as a patch embedding: its patches or patch size exceed 2^40}}
+  %z = mm.conv %xl, %w1 {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+      : tensor<1x1x4294967296x4294967296xf32>, tensor<1x1x1x1xf32> -> tensor<1x1x4294967296x4294967296xf32>
+  return %y, %z : tensor<1x8x2x2xf32>, tensor<1x1x4294967296x4294967296xf32>
+}

@@ -41,8 +41,8 @@ func.func @layer(%x: tensor<1x?x8xf32>, %c: tensor<1x?x4xf32>, %s: tensor<1x?x4x
 
 // -----
 
-// Near misses: a norm whose result is also returned, or read by another op than the
-// linear; two rotaries with other sin tables; appends without a kv pair (no contract), and
+// Near misses: a norm whose result is also returned (its hand-written mark is dropped:
+// the pass alone decides), or read by another op than the linear; two rotaries with other sin tables; appends without a kv pair (no contract), and
 // an attention that reads another value than the partner's append.
 // CHECK-LABEL: func.func @near_misses
 // CHECK-NOT: mm.fusion
@@ -53,7 +53,7 @@ func.func @near_misses(%x: tensor<1x3x8xf32>, %c: tensor<1x3x4xf32>, %s: tensor<
     -> (tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>) {
   %w = mm.weight "norm" from "m.bin"[0, 32] : tensor<8xf32>
   %wl = mm.weight "l" from "m.bin"[32, 256] : tensor<8x8xf32>
-  %n = mm.rms_norm %x, %w : tensor<1x3x8xf32>, tensor<8xf32> -> tensor<1x3x8xf32>
+  %n = mm.rms_norm %x, %w {mm.fusion = ["feeds_next_linear"]} : tensor<1x3x8xf32>, tensor<8xf32> -> tensor<1x3x8xf32>
   %y = mm.linear %n, %wl : tensor<1x3x8xf32>, tensor<8x8xf32> -> tensor<1x3x8xf32>
   %n2 = mm.rms_norm %y, %w : tensor<1x3x8xf32>, tensor<8xf32> -> tensor<1x3x8xf32>
   %y2 = mm.linear %n2, %wl : tensor<1x3x8xf32>, tensor<8x8xf32> -> tensor<1x3x8xf32>

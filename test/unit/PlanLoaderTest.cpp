@@ -241,11 +241,30 @@ TEST(PlanLoader, RejectsFusionBitsOnOpsOfTheWrongShape) {
             std::string::npos);
   p = plannedAddPlan();
   p.functions[0].ops[1].fusion = static_cast<uint8_t>(rt::cuda::CudaFusion::rotaryIntoAttention);
-  EXPECT_NE(loadError(buildPlanBytes(p)).find("are not two device mm.rotary of three inputs, or the pair bit is missing"),
+  EXPECT_NE(loadError(buildPlanBytes(p)).find("say rotary_into_attention, but the op is no rotary pair"),
             std::string::npos);
   p = plannedAddPlan();
   p.functions[0].ops[1].fusion = static_cast<uint8_t>(rt::cuda::CudaFusion::appendIntoAttention);
-  EXPECT_NE(loadError(buildPlanBytes(p)).find("say append_into_attention on an op that appends to no KV-cache slot"),
+  EXPECT_NE(loadError(buildPlanBytes(p)).find("say append_into_attention, but the op is no KV-cache append"),
+            std::string::npos);
+}
+
+// A fused launch leaves the fused op's own result unwritten: the loader refuses a bit
+// whose result another op reads or a function returns.
+TEST(PlanLoader, RefusesAFusionWhoseUnwrittenResultIsRead) {
+  TPlan p = plannedAddPlan(); // t = x + w (op 0), y = t + c (op 1)
+  TFunction &f = p.functions[0];
+  f.ops[0].placement = rt::Placement::device;
+  f.ops[0].segment = 0;
+  f.segments = {{0, 1, "end of function"}};
+  f.ops[1].name = "mm.linear"; // reads t as its input
+  f.ops[0].fusion = static_cast<uint8_t>(rt::cuda::CudaFusion::feedsNextLinear);
+  EXPECT_EQ(loadError(buildPlanBytes(p)), "");
+  f.tensors[3].lastOp = 2; // t returned too
+  f.outputs.push_back({"t", 3});
+  EXPECT_NE(loadError(buildPlanBytes(p)).find("say feeds_next_linear, but the next op is no device "
+                                              "mm.linear reading its result, or another op reads "
+                                              "it, or a function returns it"),
             std::string::npos);
 }
 

@@ -29,14 +29,14 @@ func.func @f(%x: tensor<1x2x3x4xf32>) -> (tensor<1x2x3x4xf32> {mm.kv = {layer = 
 
 // -----
 
-// expected-error @+1 {{argument 0: 'mm.kv' must be {layer = <integer 0 to 1000000>, kind = key or value}, got {kind = "query", layer = 0 : i64}}}
+// expected-error @+1 {{argument 0: 'mm.kv' must be {layer = <i64 0 to 1000000>, kind = key or value}, got {kind = "query", layer = 0 : i64}}}
 func.func @f(%x: tensor<1x2x3x4xf32> {mm.kv = {layer = 0 : i64, kind = "query"}, mm.role = "kv_past"}) -> tensor<1x2x3x4xf32> {
   return %x : tensor<1x2x3x4xf32>
 }
 
 // -----
 
-// expected-error @+1 {{argument 0: 'mm.kv' must be {layer = <integer 0 to 1000000>, kind = key or value}, got {kind = "key", layer = -1 : i64}}}
+// expected-error @+1 {{argument 0: 'mm.kv' must be {layer = <i64 0 to 1000000>, kind = key or value}, got {kind = "key", layer = -1 : i64}}}
 func.func @f(%x: tensor<1x2x3x4xf32> {mm.kv = {layer = -1 : i64, kind = "key"}, mm.role = "kv_past"}) -> tensor<1x2x3x4xf32> {
   return %x : tensor<1x2x3x4xf32>
 }
@@ -59,14 +59,14 @@ func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
 
 // -----
 
-// expected-error @+1 {{argument 0: 'mm.kv' must be {layer = <integer 0 to 1000000>, kind = key or value}, got {kind = "key", layer = 1000001 : i64}}}
+// expected-error @+1 {{argument 0: 'mm.kv' must be {layer = <i64 0 to 1000000>, kind = key or value}, got {kind = "key", layer = 1000001 : i64}}}
 func.func @f(%x: tensor<1x2x3x4xf32> {mm.kv = {layer = 1000001 : i64, kind = "key"}, mm.role = "kv_past"}) -> tensor<1x2x3x4xf32> {
   return %x : tensor<1x2x3x4xf32>
 }
 
 // -----
 
-// expected-error @+1 {{argument 0: 'mm.kv' must be {layer = <integer 0 to 1000000>, kind = key or value}, got {kind = "key", layer = 0 : i64, seq = 2 : i64}}}
+// expected-error @+1 {{argument 0: 'mm.kv' must be {layer = <i64 0 to 1000000>, kind = key or value}, got {kind = "key", layer = 0 : i64, seq = 2 : i64}}}
 func.func @f(%x: tensor<1x2x3x4xf32> {mm.kv = {layer = 0 : i64, kind = "key", seq = 2 : i64}, mm.role = "kv_past"}) -> tensor<1x2x3x4xf32> {
   return %x : tensor<1x2x3x4xf32>
 }
@@ -107,4 +107,12 @@ func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
   // expected-error @+1 {{'mm.kv' is an argument or result attribute}}
   %y = mm.neg %x {mm.kv = {layer = 0 : i64, kind = "key"}} : tensor<2xf32>
   return %y : tensor<2xf32>
+}
+
+// -----
+
+// A layer wider than 64 bits is not read modulo 2^64.
+// expected-error @+1 {{argument 0: 'mm.kv' must be {layer = <i64 0 to 1000000>, kind = key or value}, got {kind = "key", layer = 18446744073709551617 : i128}}}
+func.func @f(%x: tensor<1x2x3x4xf32> {mm.kv = {layer = 18446744073709551617 : i128, kind = "key"}, mm.role = "kv_past"}) -> tensor<1x2x3x4xf32> {
+  return %x : tensor<1x2x3x4xf32>
 }
