@@ -328,8 +328,9 @@ private:
   }
 
   /// Each fusion bit (-mm-plan-cuda-fusion) sits on a device op whose neighbours make the
-  /// fused launch correct: the CUDA executor leaves the fused ops' own results unwritten,
-  /// so no other op may read them and no function output may be one of them. Known bits
+  /// fused launch correct: the CUDA executor leaves a fused norm's, SwiGLU's or deferred
+  /// rotary's own result unwritten, so no other op may read it and no function output may
+  /// be it (an append's result is a kv_present output: the cache serves it). Known bits
   /// only; feeds_next_linear: the next op is a device mm.linear whose input is the op's
   /// first result, which nothing else reads; rotary_pair_with_next: the op and the next
   /// are device mm.rotary (x, cos, sin) with the same cos, sin and `interleaved`, whose
@@ -643,6 +644,11 @@ private:
     const TensorInfo &past = f.tensors[op.inputs[0]];
     if (s.axis < 0 || s.axis >= static_cast<int32_t>(past.shape.size()))
       bad(where, ": axis ", s.axis, " out of range for rank ", past.shape.size());
+    for (const KvSlotInfo &o : f.kvSlots) // the slots decoded before this one
+      if ((o.layer == s.layer && o.kind == s.kind) || o.appendOp == s.appendOp ||
+          o.pastInput == s.pastInput || o.presentOutput == s.presentOutput)
+        bad(where, ": layer ", s.layer, (s.kind == KvKind::key ? " key" : " value"),
+            " shares its layer and kind, input, output or op with another slot");
     return s;
   }
 

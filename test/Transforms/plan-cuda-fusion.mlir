@@ -50,7 +50,7 @@ func.func @layer(%x: tensor<1x?x8xf32>, %c: tensor<1x?x4xf32>, %s: tensor<1x?x4x
 func.func @near_misses(%x: tensor<1x3x8xf32>, %c: tensor<1x3x4xf32>, %s: tensor<1x3x4xf32>,
                        %s2: tensor<1x3x4xf32>, %q: tensor<1x2x3x4xf32>, %k: tensor<1x2x3x4xf32>,
                        %pk: tensor<1x2x3x4xf32>, %v: tensor<1x2x6x4xf32>)
-    -> (tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>) {
+    -> (tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x2x3x4xf32>, tensor<1x2x6x4xf32>) {
   %w = mm.weight "norm" from "m.bin"[0, 32] : tensor<8xf32>
   %wl = mm.weight "l" from "m.bin"[32, 256] : tensor<8x8xf32>
   %n = mm.rms_norm %x, %w {mm.fusion = ["feeds_next_linear"]} : tensor<1x3x8xf32>, tensor<8xf32> -> tensor<1x3x8xf32>
@@ -62,7 +62,7 @@ func.func @near_misses(%x: tensor<1x3x8xf32>, %c: tensor<1x3x4xf32>, %s: tensor<
   %kr = mm.rotary %k, %c, %s2 : tensor<1x2x3x4xf32>, tensor<1x3x4xf32>, tensor<1x3x4xf32> -> tensor<1x2x3x4xf32>
   %kk = mm.concat %pk, %kr {axis = 2 : i64} : tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32> -> tensor<1x2x6x4xf32>
   %a = mm.attention %qr, %kk, %v {scale = 0.5 : f32} : tensor<1x2x3x4xf32>, tensor<1x2x6x4xf32>, tensor<1x2x6x4xf32> -> tensor<1x2x3x4xf32>
-  return %n, %y2, %u, %a, %kr : tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>
+  return %n, %y2, %u, %a, %kk : tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x2x3x4xf32>, tensor<1x2x6x4xf32>
 }
 
 // -----
@@ -70,3 +70,24 @@ func.func @near_misses(%x: tensor<1x3x8xf32>, %c: tensor<1x3x4xf32>, %s: tensor<
 // A function that -mm-plan-cuda-graphs did not plan (no mm.segments) is left alone.
 // CHECK-LABEL: func.func private @external
 func.func private @external(tensor<2xf32>) -> tensor<2xf32>
+
+// -----
+
+// Three rotaries in a row with one cos/sin: the first two are a pair, the third is not
+// paired with the second (whose launch the pair already made).
+// CHECK-LABEL: func.func @three_rotaries
+// CHECK: mm.rotary {{.*}}mm.fusion = ["rotary_pair_with_next"]
+// CHECK-NEXT: mm.rotary
+// CHECK-NOT: mm.fusion
+// CHECK-SAME: -> tensor<1x2x3x4xf32>
+// CHECK-NEXT: mm.rotary
+// CHECK-NOT: mm.fusion
+// CHECK: return
+func.func @three_rotaries(%a: tensor<1x2x3x4xf32>, %c: tensor<1x3x4xf32>, %s: tensor<1x3x4xf32>)
+    -> tensor<1x2x3x4xf32> {
+  %x = mm.rotary %a, %c, %s : tensor<1x2x3x4xf32>, tensor<1x3x4xf32>, tensor<1x3x4xf32> -> tensor<1x2x3x4xf32>
+  %y = mm.rotary %x, %c, %s : tensor<1x2x3x4xf32>, tensor<1x3x4xf32>, tensor<1x3x4xf32> -> tensor<1x2x3x4xf32>
+  %z = mm.rotary %y, %c, %s : tensor<1x2x3x4xf32>, tensor<1x3x4xf32>, tensor<1x3x4xf32> -> tensor<1x2x3x4xf32>
+  %r = mm.add %z, %x : tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32> -> tensor<1x2x3x4xf32>
+  return %r : tensor<1x2x3x4xf32>
+}

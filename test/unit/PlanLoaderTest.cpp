@@ -260,11 +260,83 @@ TEST(PlanLoader, RefusesAFusionWhoseUnwrittenResultIsRead) {
   f.ops[1].name = "mm.linear"; // reads t as its input
   f.ops[0].fusion = static_cast<uint8_t>(rt::cuda::CudaFusion::feedsNextLinear);
   EXPECT_EQ(loadError(buildPlanBytes(p)), "");
+  const std::string refused = "say feeds_next_linear, but the next op is no device mm.linear "
+                              "reading its result, or another op reads it, or a function returns it";
+  TPlan twice = p; // the linear reads t twice: a second read of the unwritten result
+  twice.functions[0].ops[1].inputs = {3, 3};
+  EXPECT_NE(loadError(buildPlanBytes(twice)).find(refused), std::string::npos);
   f.tensors[3].lastOp = 2; // t returned too
   f.outputs.push_back({"t", 3});
-  EXPECT_NE(loadError(buildPlanBytes(p)).find("say feeds_next_linear, but the next op is no device "
-                                              "mm.linear reading its result, or another op reads "
-                                              "it, or a function returns it"),
+  EXPECT_NE(loadError(buildPlanBytes(p)).find(refused), std::string::npos);
+}
+
+/// One decode layer as -mm-plan-cuda-fusion marks it: q, k = rotary(qx, cos, sin),
+/// rotary(kx, cos, sin) (a pair, into the attention); K, V = concat(past, k), concat(past,
+/// v) (both appends into it); out = attention(q, K, V).
+TPlan fusedLayerPlan() {
+  using rt::TensorKind;
+  auto act = [](const char *name, int first, int last) {
+    return TTensor{rt::DType::f32, {1, 2, -1, 4}, {}, TensorKind::activation, name, 0, {}, first, last};
+  };
+  TFunction f{"decoder"};
+  f.tensors = {{rt::DType::f32, {1, 2, -1, 4}, {}, TensorKind::input, "qx"},
+               {rt::DType::f32, {1, 2, -1, 4}, {}, TensorKind::input, "kx"},
+               {rt::DType::f32, {1, 2, -1, 4}, {}, TensorKind::input, "v"},
+               {rt::DType::f32, {1, -1, 4}, {}, TensorKind::input, "cos"},
+               {rt::DType::f32, {1, -1, 4}, {}, TensorKind::input, "sin"},
+               {rt::DType::f32, {1, 2, -1, 4}, {}, TensorKind::input, "past_k"},
+               {rt::DType::f32, {1, 2, -1, 4}, {}, TensorKind::input, "past_v"},
+               act("q", 0, 4), act("k", 1, 2), act("K", 2, 5), act("V", 3, 5), act("out", 4, 5)};
+  const rt::Placement dev = rt::Placement::device;
+  f.ops = {TOp{"mm.rotary", {0, 3, 4}, {7}, {}, dev, 0}, TOp{"mm.rotary", {1, 3, 4}, {8}, {}, dev, 0},
+           TOp{"mm.concat", {5, 8}, {9}, {{"axis", 2}}, dev, 0},
+           TOp{"mm.concat", {6, 2}, {10}, {{"axis", 2}}, dev, 0},
+           TOp{"mm.attention", {7, 9, 10}, {11}, {}, dev, 0}};
+  f.segments = {{0, 4, "end of function"}};
+  f.inputs = {{"qx", 0}, {"kx", 1}, {"v", 2}, {"cos", 3}, {"sin", 4}, {"past_k", 5}, {"past_v", 6}};
+  f.outputs = {{"out", 11}, {"present_k", 9}, {"present_v", 10}};
+  f.slots = {{0, false, 5, 1, 2, 2}, {0, true, 6, 2, 3, 2}};
+  using rt::cuda::CudaFusion;
+  f.ops[0].fusion = static_cast<uint8_t>(CudaFusion::rotaryPairWithNext) |
+                    static_cast<uint8_t>(CudaFusion::rotaryIntoAttention);
+  f.ops[2].fusion = f.ops[3].fusion = static_cast<uint8_t>(CudaFusion::appendIntoAttention);
+  TPlan p;
+  p.target = "cuda";
+  p.functions = {f};
+  return p;
+}
+
+TEST(PlanLoader, ChecksTheDecodeStepFusionsOfALayer) {
+  EXPECT_EQ(loadError(buildPlanBytes(fusedLayerPlan())), "");
+  const std::string noPair = "say rotary_pair_with_next, but";
+  const std::string noInto = "say rotary_into_attention, but";
+  const std::string noAppend = "say append_into_attention, but";
+  // The key read by another op than its append (the deferred rotary leaves it unwritten).
+  TPlan p = fusedLayerPlan();
+  p.functions[0].ops[4].inputs = {7, 9, 10, 8};
+  p.functions[0].tensors[8].lastOp = 4;
+  EXPECT_NE(loadError(buildPlanBytes(p)).find(noInto), std::string::npos);
+  // The query read by the attention twice.
+  p = fusedLayerPlan();
+  p.functions[0].ops[4].inputs = {7, 9, 10, 7};
+  EXPECT_NE(loadError(buildPlanBytes(p)).find(noInto), std::string::npos);
+  // The pair's cos not shared.
+  p = fusedLayerPlan();
+  p.functions[0].ops[1].inputs = {1, 4, 4};
+  EXPECT_NE(loadError(buildPlanBytes(p)).find(noPair), std::string::npos);
+  // The value append's bit without the key's: the key append is not marked.
+  p = fusedLayerPlan();
+  p.functions[0].ops[2].fusion = 0;
+  EXPECT_NE(loadError(buildPlanBytes(p)).find(noInto), std::string::npos);
+  // The attention reading the value append as its key (the pair left unfused into it).
+  p = fusedLayerPlan();
+  p.functions[0].ops[0].fusion = static_cast<uint8_t>(rt::cuda::CudaFusion::rotaryPairWithNext);
+  p.functions[0].ops[4].inputs = {7, 10, 9};
+  EXPECT_NE(loadError(buildPlanBytes(p)).find(noAppend), std::string::npos);
+  // Two slots of one layer and kind.
+  p = fusedLayerPlan();
+  p.functions[0].slots[1].isValue = false;
+  EXPECT_NE(loadError(buildPlanBytes(p)).find("shares its layer and kind, input, output or op with another slot"),
             std::string::npos);
 }
 
