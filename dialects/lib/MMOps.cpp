@@ -674,8 +674,16 @@ LogicalResult WeightOp::verify() {
     return emitOpError("weights must have a static shape");
   if (!t.getElementType().isIntOrFloat())
     return emitOpError() << "element type " << t.getElementType() << " has no byte layout";
-  unsigned bits = t.getElementType().getIntOrFloatBitWidth();
-  int64_t bytes = (t.getNumElements() * (bits == 1 ? 8 : bits) + 7) / 8;
+  const int64_t bits = t.getElementType().getIntOrFloatBitWidth() == 1
+                           ? 8
+                           : t.getElementType().getIntOrFloatBitWidth();
+  int64_t elements = 1, totalBits = 0;
+  for (int64_t d : t.getShape()) // getNumElements() would wrap for absurd shapes
+    if (__builtin_mul_overflow(elements, d, &elements))
+      return emitOpError() << t << " has more than 2^63 elements";
+  if (__builtin_mul_overflow(elements, bits, &totalBits) || totalBits > INT64_MAX - 7)
+    return emitOpError() << t << " is larger than 2^60 bytes";
+  const int64_t bytes = (totalBits + 7) / 8;
   if (bytes != length)
     return emitOpError() << "length " << length << " bytes does not match " << t << " ("
                          << bytes << " bytes)";

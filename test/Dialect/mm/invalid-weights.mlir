@@ -60,6 +60,24 @@ func.func @weight_length_i4() {
 
 // -----
 
+func.func @weight_too_large() {
+  // 2^62 x 4 elements: the element count is not computed modulo 2^64.
+  // expected-error @+1 {{'tensor<4611686018427387904x4xf32>' has more than 2^63 elements}}
+  %0 = mm.weight "w" from "m.onnx" [0, 0] : tensor<4611686018427387904x4xf32>
+  return
+}
+
+// -----
+
+func.func @weight_too_many_bytes() {
+  // 2^62 f32 elements are 2^64 bytes.
+  // expected-error @+1 {{'tensor<4611686018427387904xf32>' is larger than 2^60 bytes}}
+  %0 = mm.weight "w" from "m.onnx" [0, 0] : tensor<4611686018427387904xf32>
+  return
+}
+
+// -----
+
 func.func @weight_missing_source() {
   // expected-error @+1 {{expected 'from'}}
   %0 = mm.weight "w" [0, 4] : tensor<f32>
