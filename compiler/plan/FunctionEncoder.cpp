@@ -291,6 +291,9 @@ private:
   }
 
   LogicalResult visit(Operation &op) {
+    if (isa<WeightOp, ConstantOp>(op) && (op.hasAttr("mm.placement") || op.hasAttr("mm.fusion")))
+      return op.emitError() << "mm.placement or mm.fusion on a weight or constant (the plan "
+                               "holds its bytes; no op runs)";
     if (auto w = dyn_cast<WeightOp>(op))
       return visitWeight(w);
     if (auto c = dyn_cast<ConstantOp>(op))
@@ -467,10 +470,14 @@ private:
   }
 
   LogicalResult visitCompute(Operation &op) {
-    // A concat, cast or transpose of weights becomes a weight of the blob, not an op.
+    // A concat, cast, transpose or reshape of weights becomes a weight of the blob, not an
+    // op: nothing runs it, so nothing may place or fuse it.
     FailureOr<bool> folded = foldWeightExpr(op);
     if (failed(folded))
       return failure();
+    if (*folded && (op.hasAttr("mm.placement") || op.hasAttr("mm.fusion")))
+      return op.emitError() << "mm.placement or mm.fusion on an op the plan folds into its "
+                               "weights (mm/WeightExpr.h)";
     if (*folded)
       return success();
     const int32_t index = static_cast<int32_t>(ops_.size());

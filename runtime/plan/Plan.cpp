@@ -495,6 +495,13 @@ private:
   OpInfo decodeOp(const plan::fb::Op &fo, uint32_t numTensors, const std::string &where) {
     OpInfo op;
     op.name = fo.name()->str();
+    // An op name is an MLIR name ("mm.matmul"): a corrupted one is named as such, not
+    // printed as raw bytes (or, with a NUL inside, as another op's name).
+    if (!std::all_of(op.name.begin(), op.name.end(), [](char c) {
+          return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                 c == '.' || c == '_';
+        }))
+      bad(where, ": op name is not an MLIR op name (", op.name.size(), " bytes)");
     op.location = str(fo.location());
     if (op.name.empty())
       bad(where, ": empty op name");

@@ -249,6 +249,16 @@ TEST(PlanLoader, RejectsFusionBitsOnOpsOfTheWrongShape) {
             std::string::npos);
 }
 
+// A corrupted op name is refused as such, not printed as raw bytes.
+TEST(PlanLoader, RefusesAnOpNameThatIsNoMlirName) {
+  TPlan p = addPlan();
+  p.functions[0].ops[0].name = std::string("mm.a\0dd", 7);
+  EXPECT_NE(loadError(buildPlanBytes(p)).find("op 0: op name is not an MLIR op name (7 bytes)"),
+            std::string::npos);
+  p.functions[0].ops[0].name = "mm.\xe4dd";
+  EXPECT_NE(loadError(buildPlanBytes(p)).find("op name is not an MLIR op name"), std::string::npos);
+}
+
 // A fused launch leaves the fused op's own result unwritten: the loader refuses a bit
 // whose result another op reads or a function returns.
 TEST(PlanLoader, RefusesAFusionWhoseUnwrittenResultIsRead) {
