@@ -9,6 +9,7 @@
 #include "compiler/transforms/ShapeAnalysis.h"
 
 #include "mm/MMOps.h"
+#include "runtime/core/DimRules.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -346,20 +347,24 @@ private:
         out.push_back(syms_.isNonNegative(e) ? std::optional<DimExpr>(e) : std::nullopt);
         continue;
       }
-      if (*c == -1) {
+      switch (mm::dims::reshapeEntry(*c, o.getAllowZero())) {
+      case mm::dims::ReshapeEntry::infer:
         if (inferAt)
           return o.emitOpError() << "shape " << formatShape(*shape) << " has more than one -1";
         inferAt = i;
         out.push_back(std::nullopt);
-      } else if (*c < -1) {
+        break;
+      case mm::dims::ReshapeEntry::invalid:
         return o.emitOpError() << "shape " << formatShape(*shape) << " has invalid entry " << *c;
-      } else if (*c == 0 && !o.getAllowZero()) {
+      case mm::dims::ReshapeEntry::copy:
         if (i >= in.size())
           return o.emitOpError() << "shape " << formatShape(*shape) << " copies dim " << i
                                  << " (0) but the input has rank " << in.size();
         out.push_back(in[i]);
-      } else {
+        break;
+      case mm::dims::ReshapeEntry::size:
         out.push_back(e);
+        break;
       }
     }
     bool othersKnown = llvm::all_of(llvm::enumerate(out), [&](auto p) {

@@ -2,7 +2,7 @@
 //
 // One copy of the per-dim shape rules that the importer, the dialect's verifiers, the
 // passes and both runtime backends apply: negative axes, multidirectional (numpy)
-// broadcasting and Slice's clamping. Header-only and free of LLVM so that the runtime can
+// broadcasting, Slice's clamping and what Reshape's shape entries mean. Header-only and free of LLVM so that the runtime can
 // use it; callers add their own error reporting (an MLIR diagnostic, mm::rt::Error).
 // Spec: https://onnx.ai/onnx/repo-docs/Broadcasting.html and the Slice operator (opset 13).
 //
@@ -134,6 +134,61 @@ bool broadcastsTo(const A &from, const B &to, int64_t dynamic) {
       return false;
   }
   return true;
+}
+
+/// What an entry of ONNX Reshape's shape means: a size (>= 0; 0 only with allowzero), a
+/// copy of the input's dim at the entry's index (0 without allowzero), the one dim
+/// inferred from the element count (-1), or an invalid entry (< -1).
+enum class ReshapeEntry { size, copy, infer, invalid };
+constexpr ReshapeEntry reshapeEntry(int64_t e, bool allowZero) {
+  if (e == -1)
+    return ReshapeEntry::infer;
+  if (e < -1)
+    return ReshapeEntry::invalid;
+  return e == 0 && !allowZero ? ReshapeEntry::copy : ReshapeEntry::size;
+}
+
+/// Why a Reshape of known dims fails (reshape below).
+enum class ReshapeError { none, invalidEntry, twoInferred, copyPastRank, cannotInfer, countChanges };
+
+/// ONNX Reshape of an input of known dims `in` to shape entries `req` (reshapeEntry) into
+/// `out` (any resizable container of int64_t): ReshapeError::none, or why not (an invalid
+/// entry, two -1, a copy past the input's rank, a -1 that the element count does not
+/// determine, or another element count than the input's); `out` is unspecified then.
+template <typename In, typename Req, typename Out>
+ReshapeError reshape(const In &in, const Req &req, bool allowZero, Out &out) {
+  out.resize(req.size());
+  int64_t inferAt = -1, known = 1, count = 1;
+  for (int64_t d : in)
+    count *= d;
+  for (size_t i = 0; i < req.size(); ++i) {
+    switch (reshapeEntry(req[i], allowZero)) {
+    case ReshapeEntry::invalid:
+      return ReshapeError::invalidEntry;
+    case ReshapeEntry::infer:
+      if (inferAt >= 0)
+        return ReshapeError::twoInferred;
+      inferAt = static_cast<int64_t>(i);
+      continue;
+    case ReshapeEntry::copy:
+      if (i >= in.size())
+        return ReshapeError::copyPastRank;
+      out[i] = in[i];
+      break;
+    case ReshapeEntry::size:
+      out[i] = req[i];
+      break;
+    }
+    known *= out[i];
+  }
+  if (inferAt >= 0) {
+    if (known == 0 || count % known != 0)
+      return ReshapeError::cannotInfer;
+    out[static_cast<size_t>(inferAt)] = count / known;
+  } else if (known != count) {
+    return ReshapeError::countChanges;
+  }
+  return ReshapeError::none;
 }
 
 } // namespace mm::dims

@@ -12,34 +12,27 @@ namespace mm::rt::cpu {
 
 Shape reshapeShape(const std::string &op, const Shape &in, const std::vector<int64_t> &req,
                    bool allowZero) {
-  Shape shape(req.size());
-  int64_t inferAt = -1, known = 1;
-  for (size_t i = 0; i < req.size(); ++i) {
-    int64_t d = req[i];
-    if (d == -1) {
-      if (inferAt >= 0)
-        fail(op, ": more than one -1 in shape ", shapeString(req));
-      inferAt = static_cast<int64_t>(i);
-      continue;
-    }
-    if (d < -1)
-      fail(op, ": invalid dim ", d, " in shape ", shapeString(req));
-    if (d == 0 && !allowZero) {
-      if (i >= in.size())
-        fail(op, ": shape ", shapeString(req), " copies dim ", i, " but the input ",
-             shapeString(in), " has rank ", in.size());
-      d = in[i];
-    }
-    shape[i] = d;
-    known *= d;
+  Shape shape;
+  switch (dims::reshape(in, req, allowZero, shape)) {
+  case dims::ReshapeError::none:
+    return shape;
+  case dims::ReshapeError::invalidEntry:
+    fail(op, ": invalid dim in shape ", shapeString(req));
+  case dims::ReshapeError::twoInferred:
+    fail(op, ": more than one -1 in shape ", shapeString(req));
+  case dims::ReshapeError::copyPastRank: {
+    size_t i = in.size();
+    while (i < req.size() && dims::reshapeEntry(req[i], allowZero) != dims::ReshapeEntry::copy)
+      ++i;
+    fail(op, ": shape ", shapeString(req), " copies dim ", i, " but the input ", shapeString(in),
+         " has rank ", in.size());
   }
-  int64_t numel = numElements(in);
-  if (inferAt >= 0) {
-    if (known == 0 || numel % known != 0)
-      fail(op, ": cannot infer the -1 dim of ", shapeString(req), " for input ", shapeString(in));
-    shape[inferAt] = numel / known;
+  case dims::ReshapeError::cannotInfer:
+    fail(op, ": cannot infer the -1 dim of ", shapeString(req), " for input ", shapeString(in));
+  case dims::ReshapeError::countChanges:
+    fail(op, ": cannot view ", shapeString(in), " as ", shapeString(req));
   }
-  return shape;
+  fail(op, ": unknown reshape error");
 }
 
 Shape squeezeShape(const std::string &op, const Shape &in, const std::vector<int64_t> &axes) {

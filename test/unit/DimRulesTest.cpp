@@ -113,4 +113,35 @@ TEST(DimRules, BroadcastShapes) {
                                          mm::dims::kNoDynamic));
 }
 
+// ONNX Reshape: 0 copies the input dim (a size with allowzero), -1 is inferred, < -1 is
+// invalid; the element count must not change.
+TEST(DimRules, Reshape) {
+  using mm::dims::ReshapeEntry;
+  using mm::dims::ReshapeError;
+  EXPECT_EQ(mm::dims::reshapeEntry(0, false), ReshapeEntry::copy);
+  EXPECT_EQ(mm::dims::reshapeEntry(0, true), ReshapeEntry::size);
+  EXPECT_EQ(mm::dims::reshapeEntry(-1, false), ReshapeEntry::infer);
+  EXPECT_EQ(mm::dims::reshapeEntry(-2, true), ReshapeEntry::invalid);
+  EXPECT_EQ(mm::dims::reshapeEntry(7, false), ReshapeEntry::size);
+  const std::vector<int64_t> in{2, 3, 4};
+  std::vector<int64_t> out;
+  auto reshape = [&](std::vector<int64_t> req, bool allowZero = false) {
+    return mm::dims::reshape(in, req, allowZero, out);
+  };
+  ASSERT_EQ(reshape({0, -1}), ReshapeError::none);
+  EXPECT_EQ(out, (std::vector<int64_t>{2, 12}));
+  ASSERT_EQ(reshape({-1, 0, 2}), ReshapeError::none);
+  EXPECT_EQ(out, (std::vector<int64_t>{4, 3, 2}));
+  EXPECT_EQ(reshape({-1, -1}), ReshapeError::twoInferred);
+  EXPECT_EQ(reshape({5, -1}), ReshapeError::cannotInfer);
+  EXPECT_EQ(reshape({5, 5}), ReshapeError::countChanges);
+  EXPECT_EQ(reshape({0, 0, 0, 0}), ReshapeError::copyPastRank);
+  EXPECT_EQ(reshape({2, -3, 4}), ReshapeError::invalidEntry);
+  EXPECT_EQ(reshape({0, 12}, true), ReshapeError::countChanges); // a literal 0 with allowzero
+  const std::vector<int64_t> empty{0, 3};
+  ASSERT_EQ(mm::dims::reshape(empty, std::vector<int64_t>{3, 0}, true, out), ReshapeError::none);
+  EXPECT_EQ(out, (std::vector<int64_t>{3, 0}));
+  EXPECT_EQ(mm::dims::reshape(empty, std::vector<int64_t>{-1, 0}, true, out), ReshapeError::cannotInfer);
+}
+
 } // namespace

@@ -1,5 +1,6 @@
 //===- ShapeInference.cpp - result shapes of ONNX ops ----------------------===//
 #include "compiler/import/onnx/ShapeInference.h"
+#include "runtime/core/DimRules.h"
 
 #include <algorithm>
 
@@ -52,14 +53,16 @@ Shape reshapeShape(Value data, const std::optional<KnownInts> &shape, int64_t ra
     for (int64_t i = 0; i < rank; ++i) {
       const KnownInt &e = (*shape)[i];
       int64_t copyOf = -1;
-      if (e.known && e.value == 0 && !allowZero && i < static_cast<int64_t>(in.size()))
+      const std::optional<mm::dims::ReshapeEntry> entry =
+          e.known ? std::optional(mm::dims::reshapeEntry(e.value, allowZero)) : std::nullopt;
+      if (entry == mm::dims::ReshapeEntry::copy && i < static_cast<int64_t>(in.size()))
         copyOf = i;
       else if (!e.known && e.dimOf == data && e.dim >= 0 && e.dim < static_cast<int64_t>(in.size()))
         copyOf = e.dim;
       if (copyOf >= 0 && !inCancelled[copyOf]) {
         out[i] = in[copyOf];
         outDone[i] = inCancelled[copyOf] = true;
-      } else if (e.known && e.value <= kMaxDim && (e.value > 0 || (e.value == 0 && allowZero))) {
+      } else if (entry == mm::dims::ReshapeEntry::size && e.value <= kMaxDim) {
         out[i] = e.value;
       }
     }
