@@ -40,7 +40,7 @@ constexpr int64_t kHq = 8, kHkv = 2, kD = 64, kCapacity = 16;
 /// decoder(qk [1, Hq+Hkv, S, D], v [1, Hkv, S, D], cos, sin [1, S, D], past key/value):
 /// q, k = split(qk, heads); out = attention(rotary(q), concat(past_k, rotary(k)),
 /// concat(past_v, v)); present.0.* = the concats.
-std::shared_ptr<const Plan> layerPlan() {
+std::shared_ptr<const Plan> layerPlan(bool fusionBits = true) {
   const std::vector<std::string> seq = {"", "", "seq", ""}, past = {"", "", "past", ""};
   TFunction f;
   f.name = "decoder";
@@ -73,9 +73,11 @@ std::shared_ptr<const Plan> layerPlan() {
   // The fused launches -mm-plan-cuda-fusion decides for this layer: the q/k rotary pair
   // into the decode attention, and both appends into it.
   using cuda::CudaFusion;
-  f.ops[1].fusion = static_cast<uint8_t>(CudaFusion::rotaryPairWithNext) |
-                    static_cast<uint8_t>(CudaFusion::rotaryIntoAttention);
-  f.ops[3].fusion = f.ops[4].fusion = static_cast<uint8_t>(CudaFusion::appendIntoAttention);
+  if (fusionBits) {
+    f.ops[1].fusion = static_cast<uint8_t>(CudaFusion::rotaryPairWithNext) |
+                      static_cast<uint8_t>(CudaFusion::rotaryIntoAttention);
+    f.ops[3].fusion = f.ops[4].fusion = static_cast<uint8_t>(CudaFusion::appendIntoAttention);
+  }
   f.inputs = {{"qk", 0},  {"v", 1}, {"cos", 2}, {"sin", 3}, {"past_key_values.0.key", 4},
               {"past_key_values.0.value", 5}};
   f.outputs = {{"out", 12}, {"present.0.key", 10}, {"present.0.value", 11}};
@@ -218,6 +220,11 @@ TEST_F(CudaExecutorTest, FusedDecodeStepMatchesSeparateLaunchesAndCpu) {
         << separate.launches[c] << " separate";
   }
   EXPECT_EQ(fused.caches, separate.caches) << "the KV caches differ";
+  // The executor fuses what the plan's bits say, nothing more: without them, fused
+  // launches on, it launches as with fusion off.
+  const GpuRun unmarked = runOnGpu(layerPlan(false), true);
+  EXPECT_EQ(unmarked.launches, separate.launches);
+  EXPECT_EQ(unmarked.caches, separate.caches);
   for (size_t c = 0; c < want.size(); ++c)
     cuda::test::expectNear(std::vector<double>(fused.outs[c].begin(), fused.outs[c].end()),
                            want[c], 1e-5, 1e-5, "call " + std::to_string(c) + " vs CPU");
