@@ -1,72 +1,15 @@
 //===- ModelConfig.cpp - generation metadata from a Hugging Face config.json -===//
 #include "compiler/plan/ModelConfig.h"
 
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Path.h"
+#include "compiler/support/JsonFile.h"
 
-#include <nlohmann/json.hpp>
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 
 using json = nlohmann::json;
 
 namespace mm {
 namespace {
-
-/// Parses the text of `path` as a JSON object, without exceptions (LLVM-style targets
-/// build with -fno-exceptions).
-mlir::LogicalResult parseJsonText(llvm::StringRef text, const std::string &path, json &out,
-                                  std::string &error) {
-  // nlohmann's parser takes a NUL byte for the end of the input: refuse it instead.
-  if (text.contains('\0')) {
-    error = "'" + path + "' is not a JSON object (it holds a NUL byte at " +
-            std::to_string(text.find('\0')) + ")";
-    return mlir::failure();
-  }
-  out = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-  if (out.is_discarded() || !out.is_object()) {
-    error = "'" + path + "' is not a JSON object";
-    return mlir::failure();
-  }
-  return mlir::success();
-}
-
-/// The most of a model-folder file mmc reads (config.json and the files a plan keeps).
-constexpr uint64_t kMaxModelFileBytes = uint64_t(64) << 20;
-
-/// Reads `path` whole: a regular file of at most 64 MiB (not a FIFO, a device or a
-/// sparse giant); fails with a message naming it.
-mlir::LogicalResult readFile(const std::string &path, std::unique_ptr<llvm::MemoryBuffer> &out,
-                             std::string &error) {
-  llvm::sys::fs::file_status status;
-  if (std::error_code ec = llvm::sys::fs::status(path, status)) {
-    error = "cannot read '" + path + "': " + ec.message();
-    return mlir::failure();
-  }
-  if (!llvm::sys::fs::is_regular_file(status) || status.getSize() > kMaxModelFileBytes) {
-    error = "'" + path + "' is not a regular file of at most 64 MiB (" +
-            std::to_string(status.getSize()) + " bytes)";
-    return mlir::failure();
-  }
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (!buffer) {
-    error = "cannot read '" + path + "': " + buffer.getError().message();
-    return mlir::failure();
-  }
-  if ((*buffer)->getBufferSize() > kMaxModelFileBytes) { // it grew since the status
-    error = "'" + path + "' is over the 64 MiB mmc reads of a model file";
-    return mlir::failure();
-  }
-  out = std::move(*buffer);
-  return mlir::success();
-}
-
-/// Parses a JSON file (see parseJsonText).
-mlir::LogicalResult parseJson(const std::string &path, json &out, std::string &error) {
-  std::unique_ptr<llvm::MemoryBuffer> buffer;
-  if (mlir::failed(readFile(path, buffer, error)))
-    return mlir::failure();
-  return parseJsonText(buffer->getBuffer(), path, out, error);
-}
 
 /// Reads integer field `key` of `obj` into `value` if present; fails on a non-integer.
 mlir::LogicalResult readInt(const json &obj, const char *key, int64_t &value,
@@ -130,7 +73,7 @@ std::string findModelConfig(llvm::StringRef modelPath) {
 mlir::LogicalResult readModelConfig(const std::string &configPath, ModelConfig &out,
                                     std::string &error) {
   json config;
-  if (mlir::failed(parseJson(configPath, config, error)))
+  if (mlir::failed(readJsonObject(configPath, config, error)))
     return mlir::failure();
   out.path = configPath;
   // LLaVA-style configs nest the language model's fields under text_config.
@@ -165,7 +108,7 @@ mlir::LogicalResult readModelConfig(const std::string &configPath, ModelConfig &
   if (llvm::sys::fs::exists(genPath)) {
     json gen;
     std::string path(genPath);
-    if (mlir::failed(parseJson(path, gen, error)) ||
+    if (mlir::failed(readJsonObject(path, gen, error)) ||
         mlir::failed(readInt(gen, "bos_token_id", out.bosTokenId, path, error)) ||
         mlir::failed(readIds(gen, "eos_token_id", out.eosTokenIds, path, error)))
       return mlir::failure();
@@ -194,9 +137,9 @@ mlir::LogicalResult readModelFiles(const std::string &configPath, std::vector<Mo
       continue;
     std::unique_ptr<llvm::MemoryBuffer> buffer;
     json parsed;
-    if (mlir::failed(readFile(std::string(path), buffer, error)) ||
+    if (mlir::failed(readModelFile(std::string(path), buffer, error)) ||
         (kind.json &&
-         mlir::failed(parseJsonText(buffer->getBuffer(), std::string(path), parsed, error))))
+         mlir::failed(parseJsonObject(buffer->getBuffer(), std::string(path), parsed, error))))
       return mlir::failure();
     out.push_back({kind.name, buffer->getBuffer().str()});
   }

@@ -1,6 +1,7 @@
 //===- Compile.cpp - `mmc compile` -------------------------------------------===//
 #include "tools/mmc/Compile.h"
 
+#include "compiler/import/hf/HfImporter.h"
 #include "compiler/import/onnx/OnnxImporter.h"
 #include "compiler/pipeline/Pipeline.h"
 #include "compiler/plan/PlanEmitter.h"
@@ -16,6 +17,7 @@
 #include "mlir/Parser/Parser.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
@@ -31,15 +33,46 @@ int usageError(const llvm::Twine &message) {
   return 1;
 }
 
-mlir::OwningOpRef<mlir::ModuleOp> loadModule(const CompileRequest &r, const ImportOptions &options,
-                                             mlir::MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
-  if (llvm::StringRef(r.input).ends_with(".mlir"))
-    return mlir::parseSourceFile<mlir::ModuleOp>(r.input, sourceMgr, &ctx);
-  auto module = importOnnx(r.input, ctx, options);
+/// Whether folder `dir` (or its onnx/ subfolder) holds an .onnx file.
+bool hasOnnxGraphs(const std::string &dir) {
+  for (std::string d : {dir, dir + "/onnx"}) {
+    std::error_code ec;
+    for (llvm::sys::fs::directory_iterator it(d, ec), end; it != end && !ec; it.increment(ec))
+      if (llvm::sys::path::extension(it->path()) == ".onnx")
+        return true;
+  }
+  return false;
+}
+
+} // namespace
+
+mlir::OwningOpRef<mlir::ModuleOp> importModel(const std::string &input, const std::string &from,
+                                              const ImportOptions &options, mlir::MLIRContext &ctx,
+                                              llvm::SourceMgr &sourceMgr) {
+  if (from != "auto" && from != "onnx" && from != "hf") {
+    usageError("unknown --from '" + from + "' (expected auto, onnx or hf)");
+    return nullptr;
+  }
+  if (llvm::StringRef(input).ends_with(".mlir"))
+    return mlir::parseSourceFile<mlir::ModuleOp>(input, sourceMgr, &ctx);
+  const bool folder = llvm::sys::fs::is_directory(input);
+  const bool hf = from == "hf" || (from == "auto" && folder && !hasOnnxGraphs(input) && isHfFolder(input));
+  if (hf && !options.bindings.empty()) {
+    usageError("--bind applies to ONNX models, not to the Hugging Face folder '" + input + "'");
+    return nullptr;
+  }
+  if (hf && !isHfFolder(input)) {
+    usageError("--from hf: '" + input + "' is not a folder with a config.json and a safetensors "
+               "checkpoint");
+    return nullptr;
+  }
+  auto module = hf ? importHfFolder(input, ctx) : importOnnx(input, ctx, options);
   if (mlir::failed(module))
     return nullptr;
   return std::move(*module);
 }
+
+namespace {
 
 int compile(const CompileRequest &r) {
   if (r.target != "cpu" && r.target != "cuda")
@@ -61,7 +94,7 @@ int compile(const CompileRequest &r) {
   llvm::SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, &ctx);
 
-  mlir::OwningOpRef<mlir::ModuleOp> module = loadModule(r, importOptions, ctx, sourceMgr);
+  mlir::OwningOpRef<mlir::ModuleOp> module = importModel(r.input, r.from, importOptions, ctx, sourceMgr);
   if (!module || mlir::failed(mlir::verify(*module)))
     return 1;
   if (r.stats) {

@@ -28,7 +28,8 @@
 
 namespace cl = llvm::cl;
 
-static cl::SubCommand importCmd("import", "Import an ONNX model (file or folder) into the mm dialect");
+static cl::SubCommand importCmd("import", "Import a model (ONNX file or folder, or a Hugging "
+                                          "Face folder) into the mm dialect");
 static cl::SubCommand compileCmd("compile", "Compile a model into a plan file for mmrun");
 static cl::SubCommand tokenizeCmd("tokenize", "Encode (or decode) lines of text with a model "
                                               "folder's tokenizer.json, without a model");
@@ -38,6 +39,10 @@ static cl::opt<std::string> importInput(cl::Positional, cl::Required, cl::sub(im
 static cl::opt<std::string> importOutput("o", cl::sub(importCmd), cl::init("-"),
                                          cl::desc("Output .mlir file (default: stdout)"),
                                          cl::value_desc("file"));
+static cl::opt<std::string> importFrom("from", cl::sub(importCmd), cl::init("auto"),
+                                       cl::desc("Importer: auto (ONNX when the folder has ONNX "
+                                                "graphs, else config.json + safetensors), "
+                                                "onnx or hf"));
 static cl::opt<bool> importStats("stats", cl::sub(importCmd),
                                  cl::desc("Print op counts per function to stderr"));
 static cl::opt<bool> importDebugInfo("mlir-print-debuginfo", cl::sub(importCmd),
@@ -50,6 +55,10 @@ static cl::opt<std::string> compileInput(cl::Positional, cl::Required, cl::sub(c
                                          cl::desc("<model.onnx | folder | file.mlir>"));
 static cl::opt<std::string> compileOutput("o", cl::sub(compileCmd), cl::Required,
                                           cl::desc("Output plan file"), cl::value_desc("plan.fb"));
+static cl::opt<std::string> compileFrom("from", cl::sub(compileCmd), cl::init("auto"),
+                                        cl::desc("Importer: auto (ONNX when the folder has ONNX "
+                                                 "graphs, else config.json + safetensors), "
+                                                 "onnx or hf"));
 static cl::opt<std::string> compileTarget("target", cl::sub(compileCmd), cl::init("cpu"),
                                           cl::desc("Target backend: cpu or cuda"));
 static cl::opt<std::string> compileDtype("dtype", cl::sub(compileCmd), cl::init("auto"),
@@ -88,28 +97,28 @@ static int runImport() {
   mlir::MLIRContext ctx;
   llvm::SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, &ctx);
-  auto module = mm::importOnnx(importInput, ctx);
-  if (mlir::failed(module))
+  auto module = mm::importModel(importInput, importFrom, {}, ctx, sourceMgr);
+  if (!module)
     return 1;
   std::vector<mm::FunctionOpCounts> imported;
   if (importStats)
-    imported = mm::countOpsPerFunction(**module);
+    imported = mm::countOpsPerFunction(*module);
   if (!importNoFold) {
     mlir::PassManager pm(&ctx);
     pm.addNestedPass<mlir::func::FuncOp>(mm::createFoldShapes());
-    if (mlir::failed(pm.run(**module)))
+    if (mlir::failed(pm.run(*module)))
       return 1;
   }
   if (importStats && importNoFold)
     mm::printOpCounts(llvm::errs(), imported);
   else if (importStats)
-    mm::printOpCountChanges(llvm::errs(), imported, mm::countOpsPerFunction(**module),
+    mm::printOpCountChanges(llvm::errs(), imported, mm::countOpsPerFunction(*module),
                             "imported", "folded");
   mlir::OpPrintingFlags flags;
   if (importDebugInfo)
     flags.enableDebugInfo();
   if (llvm::Error err = llvm::writeToOutput(importOutput, [&](llvm::raw_ostream &os) {
-        (*module)->print(os, flags);
+        module->print(os, flags);
         return llvm::Error::success();
       })) {
     llvm::WithColor::error(llvm::errs(), "mmc")
@@ -135,6 +144,7 @@ int main(int argc, char **argv) {
     request.target = compileTarget;
     request.dtype = compileDtype;
     request.config = compileConfig;
+    request.from = compileFrom;
     request.stats = compileStats;
     request.fusion = !compileNoFusion;
     request.bindings.assign(compileBind.begin(), compileBind.end());

@@ -1,0 +1,92 @@
+//===- HfImporter.cpp - Hugging Face model folders into the `mm` dialect -----===//
+#include "compiler/import/hf/HfImporter.h"
+
+#include "compiler/import/hf/Llava.h"
+#include "compiler/import/hf/Safetensors.h"
+#include "compiler/support/JsonFile.h"
+#include "mm/MMDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+namespace mm {
+namespace {
+
+using Builder = mlir::LogicalResult (*)(mlir::ModuleOp, const nlohmann::json &, const std::string &,
+                                        const hf::TensorMap &, std::string &);
+
+struct Architecture {
+  std::string name;
+  Builder build;
+};
+
+const std::vector<Architecture> &architectures() {
+  static const std::vector<Architecture> all = {{"LlavaForConditionalGeneration", hf::buildLlava}};
+  return all;
+}
+
+std::string configPathOf(llvm::StringRef folder) {
+  llvm::SmallString<256> p(folder);
+  llvm::sys::path::append(p, "config.json");
+  return std::string(p);
+}
+
+} // namespace
+
+const std::vector<std::string> &supportedHfArchitectures() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const Architecture &a : architectures())
+      out.push_back(a.name);
+    return out;
+  }();
+  return names;
+}
+
+bool isHfFolder(llvm::StringRef path) {
+  return llvm::sys::fs::is_directory(path) && llvm::sys::fs::exists(configPathOf(path)) &&
+         hf::hasCheckpoint(path.str());
+}
+
+mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>> importHfFolder(llvm::StringRef path,
+                                                                  mlir::MLIRContext &ctx) {
+  ctx.loadDialect<MMDialect, mlir::func::FuncDialect>();
+  mlir::Location loc = mlir::FileLineColLoc::get(&ctx, path, 0, 0);
+  const std::string configPath = configPathOf(path);
+  nlohmann::json config;
+  std::string error;
+  if (mlir::failed(readJsonObject(configPath, config, error)))
+    return mlir::emitError(loc) << error;
+  std::vector<std::string> names;
+  if (config.contains("architectures") && config["architectures"].is_array())
+    for (const nlohmann::json &a : config["architectures"])
+      if (a.is_string())
+        names.push_back(a.get<std::string>());
+  const Architecture *chosen = nullptr;
+  for (const std::string &n : names)
+    for (const Architecture &a : architectures())
+      if (!chosen && a.name == n)
+        chosen = &a;
+  if (!chosen) {
+    std::string given, supported;
+    for (const std::string &n : names)
+      given += (given.empty() ? "" : ", ") + n;
+    for (const std::string &n : supportedHfArchitectures())
+      supported += (supported.empty() ? "" : ", ") + n;
+    return mlir::emitError(loc) << configPath << ": architectures ["
+                                << (given.empty() ? "none given" : given)
+                                << "] holds none that mmc builds from safetensors (supported: "
+                                << supported << ")";
+  }
+  hf::TensorMap tensors;
+  if (mlir::failed(hf::readCheckpoint(path.str(), tensors, error)))
+    return mlir::emitError(loc) << error;
+  mlir::OwningOpRef<mlir::ModuleOp> module = mlir::ModuleOp::create(loc);
+  if (mlir::failed(chosen->build(*module, config, configPath, tensors, error)))
+    return mlir::emitError(loc) << chosen->name << ": " << error;
+  return module;
+}
+
+} // namespace mm

@@ -1,0 +1,197 @@
+//===- TextDecoder.cpp - Llama-family decoders from a checkpoint -------------===//
+#include "compiler/import/hf/TextDecoder.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace mm::contract;
+
+namespace mm::hf {
+
+std::vector<float> rotaryInverseFrequencies(const TextConfig &t) {
+  const RopeConfig &r = t.rope;
+  std::vector<float> inv;
+  for (int64_t i = 0; i < t.headDim; i += 2) {
+    // transformers: 1 / base ** (arange(0, dim, 2).float() / dim), in f32.
+    float f = 1.0f / std::pow(static_cast<float>(r.theta),
+                              static_cast<float>(i) / static_cast<float>(t.headDim));
+    if (r.type == "linear") {
+      f = static_cast<float>(f / r.factor);
+    } else if (r.type == "llama3") {
+      // _compute_llama3_parameters: low frequencies divided by factor, high ones kept,
+      // the band between interpolated.
+      const double oldContext = static_cast<double>(r.originalMaxPositions);
+      const double lowWavelen = oldContext / r.lowFreqFactor;
+      const double highWavelen = oldContext / r.highFreqFactor;
+      const double wavelen = 2 * M_PI / f;
+      double scaled = wavelen > lowWavelen ? f / r.factor : f;
+      if (!(wavelen < highWavelen) && !(wavelen > lowWavelen)) {
+        const double smooth =
+            (oldContext / wavelen - r.lowFreqFactor) / (r.highFreqFactor - r.lowFreqFactor);
+        scaled = (1 - smooth) * scaled / r.factor + smooth * scaled;
+      }
+      f = static_cast<float>(scaled);
+    }
+    inv.push_back(f);
+  }
+  return inv;
+}
+
+namespace {
+
+struct DecoderInputs {
+  Value embeds, mask, positions;
+  std::vector<Value> pastKeys, pastValues;
+};
+
+/// The additive attention mask [batch, 1, seq, total]: 0 where key position j <= query
+/// position q = past + i, attention_mask[b, j] is 1 and, with a sliding window W (Mistral),
+/// q - j < W; -inf elsewhere.
+Value attentionMask(GraphBuilder &g, const TextConfig &t, const DecoderInputs &in) {
+  OpBuilder &b = g.builder();
+  Type i64 = b.getI64Type(), i1 = b.getI1Type();
+  Value total = g.scalarDim(in.mask, 1), seq = g.scalarDim(in.embeds, 1);
+  Value past = g.scalarDim(in.pastKeys.front(), 2);
+  Value zero = g.i64Scalar(0), one = g.i64Scalar(1);
+  Value keys = g.create<RangeOp>(g.tensorType({kDyn}, i64), zero, total, one);
+  Value queries = g.create<RangeOp>(g.tensorType({kDyn}, i64), zero, seq, one);
+  queries = g.add(queries, past);
+  Value k4 = g.unsqueeze(keys, {0, 1, 2});      // [1, 1, 1, total]
+  Value q4 = g.unsqueeze(queries, {0, 1, 3});   // [1, 1, seq, 1]
+  Value causal = g.create<LessOrEqualOp>(g.tensorType({1, 1, kDyn, kDyn}, i1), k4, q4);
+  if (t.slidingWindow > 0) {
+    Value distance = g.create<SubOp>(g.tensorType({1, 1, kDyn, kDyn}, i64), q4, k4);
+    Value inWindow = g.create<LessOp>(g.tensorType({1, 1, kDyn, kDyn}, i1), distance,
+                                      g.i64Scalar(t.slidingWindow));
+    causal = g.create<AndOp>(causal.getType(), causal, inWindow);
+  }
+  Value padding = g.unsqueeze(g.cast(in.mask, i1), {1, 2}); // [batch, 1, 1, total]
+  Value allowed = g.create<AndOp>(g.tensorType({kDyn, 1, kDyn, kDyn}, i1), causal, padding);
+  Value zeroF = g.floats({0.0f}, {1}, g.floatType());
+  Value minusInf = g.floats({-std::numeric_limits<float>::infinity()}, {1}, g.floatType());
+  return g.create<WhereOp>(g.tensorType({kDyn, 1, kDyn, kDyn}, g.floatType()), allowed, zeroF,
+                           minusInf);
+}
+
+/// cos and sin [batch, seq, head_dim] of the positions (HF's rotate-half layout: the
+/// frequencies twice), computed in f32 and then cast to the compute type.
+std::pair<Value, Value> rotaryTables(GraphBuilder &g, const TextConfig &t, Value positions) {
+  Type f32 = g.builder().getF32Type();
+  std::vector<float> inv = rotaryInverseFrequencies(t);
+  Value pos = g.unsqueeze(g.cast(positions, f32), {2});          // [batch, seq, 1]
+  Value freqs = g.create<MulOp>(g.tensorType({kDyn, kDyn, t.headDim / 2}, f32), pos,
+                                g.floats(inv, {t.headDim / 2}, f32));
+  Value emb = g.concat({freqs, freqs}, 2);
+  Value cos = g.create<CosOp>(emb.getType(), emb), sin = g.create<SinOp>(emb.getType(), emb);
+  if (g.floatType() != f32)
+    cos = g.cast(cos, g.floatType()), sin = g.cast(sin, g.floatType());
+  return {cos, sin};
+}
+
+struct LayerOut {
+  Value hidden, key, value;
+};
+
+LayerOut decoderLayer(GraphBuilder &g, const TextConfig &t, const Prefixes &model, int64_t i,
+                      Value x, Value mask, std::pair<Value, Value> rope, Value pastK, Value pastV) {
+  const std::string p = "layers." + std::to_string(i) + ".";
+  const int64_t hd = t.headDim, qN = t.numHeads * hd, kvN = t.numKvHeads * hd;
+  g.at(model.front() + p + "self_attn");
+  Value h = g.rmsNorm(x, g.weight(model, p + "input_layernorm.weight", {t.hiddenSize}), t.rmsNormEps);
+  Value q = g.splitHeads(g.linear(h, model, p + "self_attn.q_proj", qN, t.qkvBias), t.numHeads, hd);
+  Value k = g.splitHeads(g.linear(h, model, p + "self_attn.k_proj", kvN, t.qkvBias), t.numKvHeads, hd);
+  Value v = g.splitHeads(g.linear(h, model, p + "self_attn.v_proj", kvN, t.qkvBias), t.numKvHeads, hd);
+  q = g.create<RotaryOp>(q.getType(), q, rope.first, rope.second, false);
+  k = g.create<RotaryOp>(k.getType(), k, rope.first, rope.second, false);
+  Value keys = g.concat({pastK, k}, 2), values = g.concat({pastV, v}, 2);
+  Value a = g.attention(q, keys, values, mask, 1.0 / std::sqrt(static_cast<double>(hd)));
+  Value o = g.linear(g.mergeHeads(a), model, p + "self_attn.o_proj", t.hiddenSize, t.outputBias);
+  x = g.add(x, o);
+  g.at(model.front() + p + "mlp");
+  h = g.rmsNorm(x, g.weight(model, p + "post_attention_layernorm.weight", {t.hiddenSize}), t.rmsNormEps);
+  Value gate = g.linear(h, model, p + "mlp.gate_proj", t.intermediateSize, t.mlpBias);
+  Value up = g.linear(h, model, p + "mlp.up_proj", t.intermediateSize, t.mlpBias);
+  Value s = g.create<SwiGLUOp>(gate.getType(), gate, up);
+  x = g.add(x, g.linear(s, model, p + "mlp.down_proj", t.hiddenSize, t.mlpBias));
+  return {x, keys, values};
+}
+
+void buildEmbedding(ModuleOp module, Location loc, const TextConfig &t, const TextPrefixes &prefixes,
+                    const TensorMap &tensors, Type ft, std::string &error) {
+  MLIRContext *ctx = module.getContext();
+  Type i64 = IntegerType::get(ctx, 64);
+  Port ids{"input_ids", RankedTensorType::get({kDyn, kDyn}, i64), {"batch", "seq"}, ValueRole::inputIds};
+  func::FuncOp fn = createFunction(module, loc, "embed_tokens", FunctionRole::embedding, {ids});
+  GraphBuilder g(fn.getBody().front(), loc, tensors, ft);
+  g.at(prefixes.model.front() + "embed_tokens");
+  Value table = g.weight(prefixes.model, "embed_tokens.weight", {t.vocabSize, t.hiddenSize});
+  Value e = g.create<GatherOp>(g.tensorType({kDyn, kDyn, t.hiddenSize}, ft), table,
+                               fn.getArgument(0), 0);
+  finishFunction(fn, {e}, {{"inputs_embeds", e.getType(), {"batch", "seq", ""}, ValueRole::inputsEmbeds}});
+  if (g.failed())
+    error = g.error();
+}
+
+void buildDecoder(ModuleOp module, Location loc, const TextConfig &t, bool tied,
+                  const TextPrefixes &prefixes, const TensorMap &tensors, Type ft, std::string &error) {
+  MLIRContext *ctx = module.getContext();
+  Type i64 = IntegerType::get(ctx, 64);
+  std::vector<Port> args = {
+      {"inputs_embeds", RankedTensorType::get({kDyn, kDyn, t.hiddenSize}, ft), {"batch", "seq", ""},
+       ValueRole::inputsEmbeds},
+      {"attention_mask", RankedTensorType::get({kDyn, kDyn}, i64), {"batch", "total"},
+       ValueRole::attentionMask},
+      {"position_ids", RankedTensorType::get({kDyn, kDyn}, i64), {"batch", "seq"},
+       ValueRole::positionIds}};
+  Type kvType = RankedTensorType::get({kDyn, t.numKvHeads, kDyn, t.headDim}, ft);
+  for (int64_t i = 0; i < t.numLayers; ++i)
+    for (bool isValue : {false, true})
+      args.push_back({"past_key_values." + std::to_string(i) + (isValue ? ".value" : ".key"),
+                      kvType, {"batch", "", "past", ""}, ValueRole::kvPast, KvPosition{i, isValue}});
+  func::FuncOp fn = createFunction(module, loc, "decoder_model_merged", FunctionRole::decoder, args);
+  GraphBuilder g(fn.getBody().front(), loc, tensors, ft);
+  DecoderInputs in{fn.getArgument(0), fn.getArgument(1), fn.getArgument(2), {}, {}};
+  for (int64_t i = 0; i < t.numLayers; ++i) {
+    in.pastKeys.push_back(fn.getArgument(3 + 2 * i));
+    in.pastValues.push_back(fn.getArgument(4 + 2 * i));
+  }
+  g.at(prefixes.model.front() + "rotary_emb");
+  Value mask = attentionMask(g, t, in);
+  auto rope = rotaryTables(g, t, in.positions);
+  Value x = in.embeds;
+  std::vector<Value> results(1);
+  std::vector<Port> ports = {{"logits", Type(), {"batch", "seq", ""}, ValueRole::logits}};
+  for (int64_t i = 0; i < t.numLayers; ++i) {
+    LayerOut l = decoderLayer(g, t, prefixes.model, i, x, mask, rope, in.pastKeys[i], in.pastValues[i]);
+    x = l.hidden;
+    for (bool isValue : {false, true}) {
+      results.push_back(isValue ? l.value : l.key);
+      ports.push_back({"present." + std::to_string(i) + (isValue ? ".value" : ".key"), Type(),
+                       {"batch", "", "total", ""}, ValueRole::kvPresent, KvPosition{i, isValue}});
+    }
+  }
+  g.at(prefixes.model.front() + "norm");
+  x = g.rmsNorm(x, g.weight(prefixes.model, "norm.weight", {t.hiddenSize}), t.rmsNormEps);
+  g.at(tied ? prefixes.model.front() + "embed_tokens" : prefixes.lmHead.front() + "lm_head");
+  Value head = tied ? g.linearWeight(prefixes.model, "embed_tokens.weight", t.vocabSize, t.hiddenSize)
+                    : g.linearWeight(prefixes.lmHead, "lm_head.weight", t.vocabSize, t.hiddenSize);
+  results[0] = g.create<LinearOp>(g.tensorType({kDyn, kDyn, t.vocabSize}, ft), x, head, Value(),
+                                  Activation::none);
+  finishFunction(fn, results, ports);
+  if (g.failed())
+    error = g.error();
+}
+
+} // namespace
+
+LogicalResult buildTextModel(ModuleOp module, Location loc, const TextConfig &t, bool tied,
+                             const TextPrefixes &prefixes, const TensorMap &tensors, Type floatType,
+                             std::string &error) {
+  buildEmbedding(module, loc, t, prefixes, tensors, floatType, error);
+  if (error.empty())
+    buildDecoder(module, loc, t, tied, prefixes, tensors, floatType, error);
+  return success(error.empty());
+}
+
+} // namespace mm::hf

@@ -1,0 +1,32 @@
+//===- VisionTower.h - CLIP and SigLIP image encoders from a checkpoint -------===//
+//
+// The ViT of CLIPVisionModel (Radford et al. 2021) and SiglipVisionModel (Zhai et al.
+// 2023) as transformers implements them (modeling_clip.py, modeling_siglip.py), at the
+// fused level:
+//   embeddings: the patch convolution (stride = kernel = patch size; SigLIP's with a
+//     bias), flattened to [batch, patches, hidden]; CLIP prepends the class embedding;
+//     plus the position embedding; CLIP then applies pre_layrnorm;
+//   each encoder layer: LayerNorm, q/k/v projections with biases, attention (scale
+//     head_dim^-0.5, no mask), out_proj, residual add, LayerNorm, fc1 with hidden_act as
+//     its epilogue, fc2, residual add.
+// hidden_states[0] is the embeddings' output and hidden_states[i] layer i's, as in
+// transformers' output_hidden_states (post_layernorm is not applied to them).
+//
+//===----------------------------------------------------------------------===//
+#ifndef MM_COMPILER_IMPORT_HF_VISIONTOWER_H
+#define MM_COMPILER_IMPORT_HF_VISIONTOWER_H
+
+#include "compiler/import/hf/GraphBuilder.h"
+#include "compiler/import/hf/HfConfig.h"
+
+namespace mm::hf {
+
+/// hidden_states[0 .. upTo] of the tower for `pixels` [batch, channels, size, size];
+/// `prefixes` hold embeddings.*, pre_layrnorm.* and encoder.layers.<i>.*.
+std::vector<mlir::Value> visionHiddenStates(GraphBuilder &g, const VisionConfig &v,
+                                            const Prefixes &prefixes, mlir::Value pixels,
+                                            int64_t upTo);
+
+} // namespace mm::hf
+
+#endif // MM_COMPILER_IMPORT_HF_VISIONTOWER_H
