@@ -91,8 +91,8 @@ Value GraphBuilder::weight(const Prefixes &prefixes, const std::string &name, Ar
   if (!t) {
     std::string tried;
     for (size_t i = 0; i < prefixes.size(); ++i)
-      tried += (i ? "', '" : "'") + prefixes[i] + name;
-    fail("the checkpoint has no tensor " + tried + "'");
+      tried += (i ? ", '" : "'") + prefixes[i] + name + "'";
+    fail("the checkpoint has no tensor " + name + " (looked for " + tried + ")");
     return zeros(shape);
   }
   if (auto it = weights_.find(resolved); it != weights_.end())

@@ -1,0 +1,170 @@
+# Tiny Hugging Face LLaVA folders (config.json + safetensors, no ONNX) in the configurations
+# the HF importer (compiler/import/hf, issue 15) must tell apart, with PyTorch references;
+# and, on request, a LLaVA-1.5-7B-shaped bf16 folder for the compile-time and speed checks.
+# Needs torch and transformers (5.17 here): run it on the GPU machine.
+#
+#   GEN_TOOLS=../shared/tools GEN_DIR=/tmp/hf-models python3 models/recipes/gen_hf_models.py [NAME ...]
+#
+# NAME (default: the tiny ones):
+#   clip-llama      CLIP (3 layers, CLS) + Llama: head_dim 64, GQA 2:1, q/k/v/o and MLP biases
+#                   (attention_bias, mlp_bias), llama3 rope scaling, vision_feature_layer
+#                   [-3, -1] (two hidden states concatenated), "default" select strategy
+#   siglip-qwen2    SigLIP (no CLS, patch-embedding bias) + Qwen2 (q/k/v biases, rope_theta 1e6,
+#                   tied embeddings), vision_feature_layer -1, "full" strategy, gelu_pytorch_tanh
+#                   projector without biases; saved in shards with model.safetensors.index.json
+#   clip-mistral-bf16  CLIP + Mistral with a sliding window of 12 tokens (shorter than the
+#                   prompt), saved in bf16; the references are the f32 model of those bf16 values
+#   llava-7b-bf16   LLaVA-1.5-7B shapes (CLIP ViT-L/14-336, Llama-2-7B), random N(0, 0.02)
+#                   weights, bf16, 5 GB shards; no references (for bench/import_paths_bench.sh)
+# Every tiny model has random weights with every bias N(0, 0.05) and norm scale N(1, 0.1)
+# (gen_models.randomize), so a dropped or misread parameter changes the outputs. Writes
+# GEN_DIR/hf-llava-NAME/: config.json, generation_config.json, model.safetensors (or shards),
+# reference/{generation.json, pixel_values.npy, image_features.npy, prefill_last_logits.npy}
+# (fp32 PyTorch on the CPU: greedy tokens of generate, the [1, F, hidden] image features and
+# the [vocab] logits after the prompt; the format of gen_models.py).
+import json
+import os
+import sys
+import traceback
+
+import torch
+
+sys.path.insert(0, os.environ.get("GEN_TOOLS", os.path.join(os.path.dirname(__file__), "../../../shared/tools")))
+import gen_models as G  # noqa: E402
+
+WORK = os.environ.get("GEN_DIR", "/tmp/hf-models")
+
+
+def rope(kind, theta, **extra):
+    return {"rope_type": kind, "rope_theta": theta, **extra}
+
+
+def text_config(cls, rope_params, **kw):
+    # transformers 5 spells rotary settings rope_parameters; 4.x rope_theta + rope_scaling.
+    try:
+        return cls(rope_parameters=rope_params, **kw)
+    except TypeError:
+        scaling = {k: v for k, v in rope_params.items() if k != "rope_theta"}
+        return cls(rope_theta=rope_params["rope_theta"], rope_scaling=scaling, **kw)
+
+
+def build(name):
+    from transformers import (CLIPVisionConfig, LlamaConfig, LlavaConfig, LlavaForConditionalGeneration,
+                              MistralConfig, Qwen2Config, SiglipVisionConfig)
+    clip = dict(hidden_size=64, intermediate_size=128, num_attention_heads=4, image_size=64, patch_size=16,
+                projection_dim=64)
+    small = dict(vocab_size=320, max_position_embeddings=256, tie_word_embeddings=False)
+    if name == "clip-llama":
+        vc = CLIPVisionConfig(num_hidden_layers=3, **clip)
+        tc = text_config(LlamaConfig, rope("llama3", 10000.0, factor=8.0, low_freq_factor=1.0,
+                                           high_freq_factor=4.0, original_max_position_embeddings=32),
+                         hidden_size=128, intermediate_size=256, num_hidden_layers=2, num_attention_heads=2,
+                         num_key_value_heads=1, head_dim=64, rms_norm_eps=1e-5, attention_bias=True,
+                         mlp_bias=True, **small)
+        top = dict(vision_feature_layer=[-3, -1], vision_feature_select_strategy="default",
+                   projector_hidden_act="gelu")
+    elif name == "siglip-qwen2":
+        vc = SiglipVisionConfig(hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                                num_attention_heads=4, image_size=64, patch_size=16)
+        tc = text_config(Qwen2Config, rope("default", 1e6), hidden_size=64, intermediate_size=176,
+                         num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, rms_norm_eps=1e-6,
+                         vocab_size=320, max_position_embeddings=256, tie_word_embeddings=True)
+        top = dict(vision_feature_layer=-1, vision_feature_select_strategy="full",
+                   projector_hidden_act="gelu_pytorch_tanh", multimodal_projector_bias=False,
+                   tie_word_embeddings=True)
+    elif name == "clip-mistral-bf16":
+        vc = CLIPVisionConfig(num_hidden_layers=2, **clip)
+        tc = text_config(MistralConfig, rope("default", 10000.0), hidden_size=64, intermediate_size=176,
+                         num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, head_dim=16,
+                         sliding_window=12, rms_norm_eps=1e-5, **small)
+        top = dict(vision_feature_layer=-2, vision_feature_select_strategy="default", projector_hidden_act="gelu")
+    else:
+        raise ValueError(name)
+    cfg = LlavaConfig(vision_config=vc, text_config=tc, image_token_index=300, **top)
+    torch.manual_seed(0)
+    m = LlavaForConditionalGeneration(cfg).eval()
+    G.randomize(m, 0.08)
+    return m, cfg
+
+
+def references(m, cfg, base):
+    isz = cfg.vision_config.image_size
+    g = torch.Generator().manual_seed(1)
+    pix = torch.rand(1, 3, isz, isz, generator=g) * 2 - 1
+    # modeling_llava's feature selection: the hidden states at vision_feature_layer (each
+    # without its first token under "default"), concatenated, then the projector.
+    layers = cfg.vision_feature_layer if isinstance(cfg.vision_feature_layer, list) else [cfg.vision_feature_layer]
+    with torch.no_grad():
+        out = m.model.vision_tower(pix, output_hidden_states=True)
+        hs = [out.hidden_states[l] for l in layers]
+        if cfg.vision_feature_select_strategy == "default":
+            hs = [h[:, 1:] for h in hs]
+        feats = m.model.multi_modal_projector(torch.cat(hs, dim=-1))
+    prompt = [1] + [cfg.image_token_index] * feats.shape[1] + [11, 23, 57, 88, 4]
+    ids = torch.tensor([prompt])
+    with torch.no_grad():
+        gen = m.generate(input_ids=ids, pixel_values=pix, max_new_tokens=16, do_sample=False,
+                         attention_mask=torch.ones_like(ids))
+        full = m(input_ids=ids, pixel_values=pix, attention_mask=torch.ones_like(ids))
+    new = gen[0, len(prompt):].tolist()
+    G.log(base, "image features", tuple(feats.shape), "greedy new tokens", new)
+    os.makedirs(f"{base}/reference", exist_ok=True)
+    with open(f"{base}/reference/generation.json", "w") as f:
+        json.dump({"prompt_ids": prompt, "image_token_index": cfg.image_token_index, "greedy_new_tokens": new,
+                   "max_new_tokens": 16, "pixel_values_shape": list(pix.shape),
+                   "note": "fp32 PyTorch CPU, transformers " + __import__("transformers").__version__}, f, indent=1)
+    G.save_npy(f"{base}/reference/pixel_values.npy", pix)
+    G.save_npy(f"{base}/reference/image_features.npy", feats)
+    G.save_npy(f"{base}/reference/prefill_last_logits.npy", full.logits[0, -1])
+
+
+def gen_tiny(name):
+    base = os.path.join(WORK, f"hf-llava-{name}")
+    m, cfg = build(name)
+    if name == "clip-mistral-bf16":
+        m = m.to(torch.bfloat16)
+        m.save_pretrained(base)
+        m = m.to(torch.float32)  # the references: f32 arithmetic on the bf16 values
+    elif name == "siglip-qwen2":
+        m.save_pretrained(base, max_shard_size="300KB")
+    else:
+        m.save_pretrained(base)
+    references(m, cfg, base)
+
+
+def gen_7b():
+    from transformers import CLIPVisionConfig, LlamaConfig, LlavaConfig, LlavaForConditionalGeneration
+    base = os.path.join(WORK, "hf-llava-llava-7b-bf16")
+    vc = CLIPVisionConfig(hidden_size=1024, intermediate_size=4096, num_hidden_layers=24, num_attention_heads=16,
+                          image_size=336, patch_size=14, projection_dim=768)
+    tc = LlamaConfig(hidden_size=4096, intermediate_size=11008, num_hidden_layers=32, num_attention_heads=32,
+                     num_key_value_heads=32, vocab_size=32064, max_position_embeddings=4096, rms_norm_eps=1e-5,
+                     tie_word_embeddings=False)
+    cfg = LlavaConfig(vision_config=vc, text_config=tc, image_token_index=32000, vision_feature_layer=-2,
+                      vision_feature_select_strategy="default", projector_hidden_act="gelu")
+    dev = "cuda" if torch.cuda.is_available() else "cpu"
+    torch.manual_seed(0)
+    with torch.device(dev):
+        m = LlavaForConditionalGeneration(cfg).to(torch.bfloat16).eval()
+        with torch.no_grad():
+            for p in m.parameters():
+                if p.dim() >= 2:
+                    p.normal_(0, 0.02)
+    m.save_pretrained(base, max_shard_size="5GB")
+    G.log(base, "saved", sorted(os.listdir(base)))
+
+
+def main():
+    names = sys.argv[1:] or ["clip-llama", "siglip-qwen2", "clip-mistral-bf16"]
+    failed = False
+    for n in names:
+        try:
+            gen_7b() if n == "llava-7b-bf16" else gen_tiny(n)
+        except Exception:
+            G.log(n, "FAILED", traceback.format_exc()[-2500:])
+            failed = True
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
