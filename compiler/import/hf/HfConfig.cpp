@@ -17,6 +17,8 @@ public:
       : obj_(obj), where_(std::move(where)), error_(error) {}
 
   bool has(const char *key) const { return obj_.contains(key) && !obj_[key].is_null(); }
+  /// Whether `key` is given as null (which means "none", not "the default").
+  bool isNull(const char *key) const { return obj_.contains(key) && obj_[key].is_null(); }
 
   int64_t integer(const char *key, int64_t fallback) {
     if (!has(key) || !error_.empty())
@@ -124,8 +126,9 @@ void readText(Fields f, TextConfig &t) {
   t.qkvBias = qwen2 || attentionBias;
   t.outputBias = !qwen2 && attentionBias;
   t.mlpBias = f.boolean("mlp_bias", false);
-  if (mistral || (qwen2 && f.boolean("use_sliding_window", false)))
-    t.slidingWindow = f.integer("sliding_window", mistral ? 4096 : 0);
+  // A null sliding_window means none (Mistral v0.2 and later).
+  if ((mistral || (qwen2 && f.boolean("use_sliding_window", false))) && !f.isNull("sliding_window"))
+    t.slidingWindow = f.size("sliding_window", 4096); // both configs' default
   const std::string act = f.string("hidden_act", "silu");
   if (!f.ok())
     return;
