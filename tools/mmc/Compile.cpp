@@ -33,17 +33,6 @@ int usageError(const llvm::Twine &message) {
   return 1;
 }
 
-/// Whether folder `dir` (or its onnx/ subfolder) holds an .onnx file.
-bool hasOnnxGraphs(const std::string &dir) {
-  for (std::string d : {dir, dir + "/onnx"}) {
-    std::error_code ec;
-    for (llvm::sys::fs::directory_iterator it(d, ec), end; it != end && !ec; it.increment(ec))
-      if (llvm::sys::path::extension(it->path()) == ".onnx")
-        return true;
-  }
-  return false;
-}
-
 } // namespace
 
 mlir::OwningOpRef<mlir::ModuleOp> importModel(const std::string &input, const std::string &from,
@@ -55,15 +44,13 @@ mlir::OwningOpRef<mlir::ModuleOp> importModel(const std::string &input, const st
   }
   if (llvm::StringRef(input).ends_with(".mlir"))
     return mlir::parseSourceFile<mlir::ModuleOp>(input, sourceMgr, &ctx);
-  const bool folder = llvm::sys::fs::is_directory(input);
-  const bool hf = from == "hf" || (from == "auto" && folder && !hasOnnxGraphs(input) && isHfFolder(input));
+  // auto: a folder without ONNX graphs but with a config.json is a Hugging Face folder (the
+  // HF importer then says what else it lacks).
+  const bool hf = from == "hf" || (from == "auto" && llvm::sys::fs::is_directory(input) &&
+                                   !holdsOnnxGraphs(input) &&
+                                   llvm::sys::fs::exists(input + "/config.json"));
   if (hf && !options.bindings.empty()) {
     usageError("--bind applies to ONNX models, not to the Hugging Face folder '" + input + "'");
-    return nullptr;
-  }
-  if (hf && !isHfFolder(input)) {
-    usageError("--from hf: '" + input + "' is not a folder with a config.json and a safetensors "
-               "checkpoint");
     return nullptr;
   }
   auto module = hf ? importHfFolder(input, ctx) : importOnnx(input, ctx, options);
@@ -175,12 +162,33 @@ bool isPlanFile(const std::string &path) {
   return in.read(magic, sizeof(magic)) && std::memcmp(magic, plan::kPlanMagic, sizeof(magic)) == 0;
 }
 
+/// Whether `path` names an existing file inside folder `dir` (or below it).
+bool isFileInFolder(const std::string &path, const std::string &dir) {
+  if (!llvm::sys::fs::is_directory(dir) || !llvm::sys::fs::exists(path) ||
+      llvm::sys::fs::is_directory(path))
+    return false;
+  llvm::SmallString<256> parent(path);
+  llvm::sys::fs::make_absolute(parent);
+  for (llvm::sys::path::remove_filename(parent); !parent.empty();
+       llvm::sys::path::remove_filename(parent)) {
+    if (llvm::sys::fs::equivalent(parent, dir))
+      return true;
+    if (llvm::sys::path::parent_path(parent) == parent)
+      break;
+  }
+  return false;
+}
+
 } // namespace
 
 int runCompile(const CompileRequest &request) {
-  // `-o` naming the model itself would replace it (or, on failure, delete it).
+  // `-o` naming the model itself would replace it (or, on failure, delete it); so would one
+  // naming a file of the model's folder (its config.json, a weight file) that is no plan.
   if (llvm::sys::fs::equivalent(request.output, request.input))
     return usageError("the output '" + request.output + "' is the input model; choose another -o");
+  if (isFileInFolder(request.output, request.input) && !isPlanFile(request.output))
+    return usageError("the output '" + request.output + "' is a file of the model folder '" +
+                      request.input + "'; choose another -o");
   int rc = compile(request);
   // The plan is written through a temporary file, so a failure leaves none; a stale plan of
   // the same name is removed (as a C compiler does): only a file that is a plan, never a

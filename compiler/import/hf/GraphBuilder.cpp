@@ -1,6 +1,8 @@
 //===- GraphBuilder.cpp - building `mm` functions from a checkpoint ----------===//
 #include "compiler/import/hf/GraphBuilder.h"
 
+#include "runtime/core/DimRules.h"
+
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/StringSwitch.h"
 
@@ -33,16 +35,6 @@ Type floatTypeOf(MLIRContext *ctx, llvm::StringRef dtype) {
 
 } // namespace
 
-std::optional<Activation> activationNamed(llvm::StringRef name) {
-  return llvm::StringSwitch<std::optional<Activation>>(name)
-      .Case("gelu", Activation::gelu)
-      .Cases("gelu_new", "gelu_pytorch_tanh", "gelu_fast", Activation::gelu_tanh)
-      .Case("quick_gelu", Activation::quick_gelu)
-      .Cases("silu", "swish", Activation::silu)
-      .Case("relu", Activation::relu)
-      .Default(std::nullopt);
-}
-
 GraphBuilder::GraphBuilder(Block &block, Location loc, const TensorMap &tensors, Type floatType)
     : b_(block.getParentOp()->getContext()), fileLoc_(loc), loc_(loc), tensors_(tensors), float_(floatType) {
   b_.setInsertionPointToEnd(&block);
@@ -68,8 +60,21 @@ const SafetensorsTensor *GraphBuilder::find(const Prefixes &prefixes, const std:
   return nullptr;
 }
 
-bool GraphBuilder::has(const Prefixes &prefixes, const std::string &name) const {
-  return find(prefixes, name, nullptr) != nullptr;
+void GraphBuilder::expectLayers(const Prefixes &prefixes, const std::string &stem, int64_t count,
+                                const std::string &field) {
+  int64_t found = 0;
+  for (const std::string &p : prefixes) {
+    const std::string head = p + stem;
+    for (auto it = tensors_.lower_bound(head); it != tensors_.end() && llvm::StringRef(it->first).starts_with(head); ++it) {
+      int64_t layer = 0;
+      llvm::StringRef rest = llvm::StringRef(it->first).drop_front(head.size());
+      if (!rest.consumeInteger(10, layer) && rest.starts_with("."))
+        found = std::max(found, layer + 1);
+    }
+  }
+  if (found != count)
+    fail("config.json's " + field + " is " + std::to_string(count) + ", but the checkpoint has " +
+         std::to_string(found) + " layers (" + prefixes.front() + stem + "<i>.*)");
 }
 
 Type GraphBuilder::tensorType(ArrayRef<int64_t> shape, Type element) const {
@@ -154,20 +159,32 @@ Value GraphBuilder::scalarDim(Value x, int64_t index) {
 }
 
 Value GraphBuilder::reshape(Value x, ArrayRef<int64_t> shape) {
-  // ONNX Reshape: 0 copies the input dim, -1 takes what is left; dims copied by 0 cancel
-  // out of that, so [?, 64, 4, 4] by [0, 64, -1] is [?, 64, 16].
+  // ONNX Reshape (dims::reshapeEntry); the dims a 0 copies cancel out of what the -1 takes,
+  // so [?, 64, 4, 4] by [0, 64, -1] is [?, 64, 16].
   SmallVector<int64_t> in = shapeOf(x), out;
   int64_t left = 1, explicitDims = 1, inferAt = -1;
-  for (size_t i = 0; i < in.size(); ++i)
-    if (!(i < shape.size() && shape[i] == 0))
-      left = (in[i] == kDyn || left == kDyn) ? kDyn : left * in[i];
   for (size_t i = 0; i < shape.size(); ++i) {
-    if (shape[i] == -1)
+    switch (dims::reshapeEntry(shape[i], false)) {
+    case dims::ReshapeEntry::copy:
+      if (i >= in.size()) {
+        fail("internal: a reshape copies dim " + std::to_string(i) + " of a rank-" +
+             std::to_string(in.size()) + " value");
+        return x;
+      }
+      out.push_back(in[i]);
+      break;
+    case dims::ReshapeEntry::infer:
       inferAt = static_cast<int64_t>(i);
-    else if (shape[i] > 0)
+      out.push_back(kDyn);
+      break;
+    default:
       explicitDims *= shape[i];
-    out.push_back(shape[i] == 0 ? in[i] : shape[i] == -1 ? kDyn : shape[i]);
+      out.push_back(shape[i]);
+    }
   }
+  for (size_t i = 0; i < in.size(); ++i)
+    if (i >= shape.size() || dims::reshapeEntry(shape[i], false) != dims::ReshapeEntry::copy)
+      left = (in[i] == kDyn || left == kDyn) ? kDyn : left * in[i];
   if (inferAt >= 0 && left != kDyn && explicitDims > 0)
     out[inferAt] = left / explicitDims;
   return create<ReshapeOp>(tensorType(out, getElementTypeOrSelf(x.getType())), x, i64s(shape));
@@ -200,7 +217,7 @@ Value GraphBuilder::concat(ValueRange xs, int64_t axis) {
 Value GraphBuilder::slice(Value x, int64_t axis, int64_t start, int64_t end) {
   SmallVector<int64_t> out = shapeOf(x);
   if (out[axis] != kDyn)
-    out[axis] = std::max<int64_t>(0, std::min(end, out[axis]) - start);
+    out[axis] = dims::sliceBounds(out[axis], start, end, 1)->count;
   return create<SliceOp>(tensorType(out, getElementTypeOrSelf(x.getType())), x, i64s({start}),
                          i64s({end}), i64s({axis}), i64s({1}));
 }
@@ -210,13 +227,9 @@ Value GraphBuilder::cast(Value x, Type elementType) {
 }
 
 Value GraphBuilder::add(Value a, Value b) {
-  SmallVector<int64_t> sa = shapeOf(a), sb = shapeOf(b);
-  SmallVector<int64_t> out(std::max(sa.size(), sb.size()), 1);
-  for (size_t i = 0; i < out.size(); ++i) {
-    int64_t da = i < out.size() - sa.size() ? 1 : sa[i - (out.size() - sa.size())];
-    int64_t db = i < out.size() - sb.size() ? 1 : sb[i - (out.size() - sb.size())];
-    out[i] = da == 1 ? db : db == 1 ? da : da == kDyn ? db : da;
-  }
+  SmallVector<int64_t> out;
+  if (!dims::broadcastShapes(shapeOf(a), shapeOf(b), out, kDyn))
+    fail("internal: the operands of an add do not broadcast");
   return create<AddOp>(tensorType(out, getElementTypeOrSelf(a.getType())), a, b);
 }
 
@@ -276,10 +289,11 @@ func::FuncOp createFunction(ModuleOp module, Location loc, llvm::StringRef name,
   b.setInsertionPointToEnd(module.getBody());
   auto fn = b.create<func::FuncOp>(loc, name, b.getFunctionType(types, {}));
   fn->setAttr(contract::kRoleAttr, contract::roleAttr(ctx, role));
-  Block *entry = fn.addEntryBlock();
-  (void)entry;
-  for (auto [i, p] : llvm::enumerate(args))
-    fn.setArgAttrs(i, portAttrs(ctx, p));
+  fn.addEntryBlock();
+  SmallVector<Attribute> attrs; // set at once: one call per argument would copy them all each time
+  for (const Port &p : args)
+    attrs.push_back(portAttrs(ctx, p));
+  fn.setAllArgAttrs(attrs);
   return fn;
 }
 

@@ -1,6 +1,6 @@
 //===- GraphBuilder.h - building `mm` functions from a checkpoint -------------===//
 //
-// What the Hugging Face architecture builders (LlavaBuilder.cpp) share: the checkpoint's
+// What the Hugging Face architecture builders (Llava.cpp, VisionTower.cpp, TextDecoder.cpp) share: the checkpoint's
 // tensors as `mm.weight` ops (by name, under the prefixes each transformers version
 // spells), small constants, and the fused-level ops with their result types worked out
 // (dynamic dims are ShapedType::kDynamic). A tensor that is missing or of the wrong shape
@@ -49,8 +49,10 @@ public:
   const std::string &error() const { return error_; }
   void fail(const std::string &message);
 
-  /// Whether the checkpoint holds `name` under one of `prefixes`.
-  bool has(const Prefixes &prefixes, const std::string &name) const;
+  /// Fails unless the checkpoint's layers `<prefix><stem><i>.*` are exactly i < `count`
+  /// (`field`: the config field that gives the count, for the message).
+  void expectLayers(const Prefixes &prefixes, const std::string &stem, int64_t count,
+                    const std::string &field);
   /// The tensor `name` as an `mm.weight` of `shape` in the compute type (one op per
   /// tensor and function).
   mlir::Value weight(const Prefixes &prefixes, const std::string &name,
@@ -122,10 +124,6 @@ mlir::func::FuncOp createFunction(mlir::ModuleOp module, mlir::Location loc, llv
 /// Returns `values` from `fn` as the results `ports` describe (their types are the values').
 void finishFunction(mlir::func::FuncOp fn, mlir::ValueRange values, llvm::ArrayRef<Port> ports);
 
-/// The mm.linear epilogue for a transformers activation name (ACT2FN): gelu, gelu_new /
-/// gelu_pytorch_tanh / gelu_fast (tanh approximation), quick_gelu, silu / swish, relu;
-/// std::nullopt for another.
-std::optional<Activation> activationNamed(llvm::StringRef name);
 
 } // namespace mm::hf
 

@@ -11,11 +11,15 @@
 #ifndef MM_COMPILER_IMPORT_HF_HFCONFIG_H
 #define MM_COMPILER_IMPORT_HF_HFCONFIG_H
 
+#include "mm/MMOps.h"
+
 #include "mlir/Support/LogicalResult.h"
+#include "llvm/ADT/StringRef.h"
 
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,13 +42,17 @@ struct TextConfig {
   std::string modelType;            ///< llama, mistral or qwen2
   int64_t hiddenSize = 0, intermediateSize = 0, numLayers = 0, numHeads = 0, numKvHeads = 0;
   int64_t headDim = 0;              ///< head_dim, else hidden_size / num_attention_heads
-  int64_t vocabSize = 0, maxPositions = 0;
+  int64_t vocabSize = 0;
   double rmsNormEps = 1e-6;
   RopeConfig rope;
   bool qkvBias = false;             ///< q/k/v projection biases (attention_bias; always for qwen2)
   bool outputBias = false;          ///< o_proj bias (attention_bias for llama)
   bool mlpBias = false;             ///< gate/up/down biases (llama's mlp_bias)
-  int64_t slidingWindow = 0;        ///< mistral / qwen2 sliding-window attention, 0 = none
+  /// Sliding-window attention (Mistral; Qwen2 with use_sliding_window): the window, 0 =
+  /// none, and which layers use it (Mistral: all; Qwen2: layer_types, else the layers from
+  /// max_window_layers on).
+  int64_t slidingWindow = 0;
+  std::vector<bool> slidingLayers;
 };
 
 /// A ViT image encoder: CLIPVisionConfig or SiglipVisionConfig.
@@ -62,7 +70,6 @@ struct VisionConfig {
 struct LlavaConfig {
   TextConfig text;
   VisionConfig vision;
-  int64_t imageTokenId = 32000;
   /// vision_feature_layer: the encoder hidden states whose concatenation (along the
   /// hidden dim) feeds the projector; -k counts from the last. Index 0 is the embeddings.
   std::vector<int64_t> featureLayers = {-2};
@@ -71,6 +78,11 @@ struct LlavaConfig {
   bool projectorBias = true;
   bool tieWordEmbeddings = false;
 };
+
+/// The mm.linear epilogue for a transformers activation name (ACT2FN): gelu, gelu_new /
+/// gelu_pytorch_tanh / gelu_fast (tanh approximation), quick_gelu, silu / swish, relu;
+/// std::nullopt for another.
+std::optional<Activation> activationNamed(llvm::StringRef name);
 
 /// Reads a LLaVA config.json (`config`, parsed from `path`). Fails with a message naming
 /// the file and the field in `error`.

@@ -7,6 +7,7 @@
 #include "mm/MMDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Verifier.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -86,6 +87,8 @@ mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>> importHfFolder(llvm::StringRe
   mlir::OwningOpRef<mlir::ModuleOp> module = mlir::ModuleOp::create(loc);
   if (mlir::failed(chosen->build(*module, config, configPath, tensors, error)))
     return mlir::emitError(loc) << chosen->name << ": " << error;
+  if (mlir::failed(mlir::verify(*module)))
+    return mlir::emitError(loc) << chosen->name << ": the built module does not verify";
   return module;
 }
 

@@ -48,23 +48,18 @@ void buildVisionEncoder(ModuleOp module, Location loc, const LlavaConfig &c, con
     upTo = std::max(upTo, layers.back());
   }
   std::vector<Value> states = visionHiddenStates(g, v, kVision, fn.getArgument(0), upTo);
-  Value x;
-  if (!states.empty()) {
+  Value x = fn.getArgument(0);
+  if (!g.failed()) {
     SmallVector<Value> selected;
     for (int64_t l : layers)
       selected.push_back(states[l]);
     x = selected.size() == 1 ? selected[0] : g.concat(selected, 2);
     if (c.selectStrategy == "default")
       x = g.slice(x, 1, 1, std::numeric_limits<int64_t>::max());
-    std::optional<Activation> act = activationNamed(c.projectorAct);
-    if (!act)
-      g.fail("projector_hidden_act '" + c.projectorAct +
-             "' is no activation mmc compiles (gelu, gelu_pytorch_tanh, quick_gelu, silu, relu)");
     g.at(kProjector.front());
-    x = g.linear(x, kProjector, "linear_1", c.text.hiddenSize, c.projectorBias, act.value_or(Activation::none));
+    x = g.linear(x, kProjector, "linear_1", c.text.hiddenSize, c.projectorBias,
+                 *activationNamed(c.projectorAct)); // checked by parseLlavaConfig
     x = g.linear(x, kProjector, "linear_2", c.text.hiddenSize, c.projectorBias);
-  } else {
-    x = fn.getArgument(0);
   }
   finishFunction(fn, {x}, {{"image_features", x.getType(), {"batch", "", ""}, ValueRole::imageFeatures}});
   if (g.failed())
@@ -79,7 +74,7 @@ LogicalResult buildLlava(ModuleOp module, const nlohmann::json &config, const st
   if (failed(parseLlavaConfig(config, configPath, c, error)))
     return failure();
   MLIRContext *ctx = module.getContext();
-  Location loc = FileLineColLoc::get(ctx, configPath, 1, 1);
+  Location loc = FileLineColLoc::get(ctx, configPath, 0, 0);
   Type ft = computeType(ctx, tensors);
   buildVisionEncoder(module, loc, c, tensors, ft, error);
   if (!error.empty())

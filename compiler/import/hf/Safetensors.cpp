@@ -24,6 +24,18 @@ mlir::LogicalResult fail(std::string &error, const std::string &message) {
   return mlir::failure();
 }
 
+/// A JSON value in an error message: a number, string or flat list as written, anything
+/// else by its type (nlohmann's dump recurses: a header nested 200k deep would overflow the
+/// stack).
+std::string describe(const json &v) {
+  if (v.is_primitive())
+    return v.dump();
+  if (v.is_array() && v.size() <= 8 &&
+      std::all_of(v.begin(), v.end(), [](const json &e) { return e.is_number(); }))
+    return v.dump();
+  return std::string("a JSON ") + v.type_name();
+}
+
 /// A non-negative integer of a JSON value, or -1.
 int64_t nonNegative(const json &v) {
   if (v.is_number_unsigned())
@@ -42,7 +54,7 @@ mlir::LogicalResult parseEntry(const std::string &where, const std::string &name
     return fail(error, what + " is not an object with dtype, shape and data_offsets");
   const json &dtype = e["dtype"], &shape = e["shape"], &offsets = e["data_offsets"];
   if (!dtype.is_string() || safetensorsDTypeBytes(dtype.get<std::string>()) == 0)
-    return fail(error, what + " has an unknown dtype " + dtype.dump());
+    return fail(error, what + " has an unknown dtype " + describe(dtype));
   t.dtype = dtype.get<std::string>();
   if (!shape.is_array())
     return fail(error, what + ": shape is not a list");
@@ -50,43 +62,46 @@ mlir::LogicalResult parseEntry(const std::string &where, const std::string &name
   for (const json &d : shape) {
     int64_t n = nonNegative(d);
     if (n < 0)
-      return fail(error, what + ": shape " + shape.dump() + " holds a value that is no dim");
+      return fail(error, what + ": shape " + describe(shape) + " holds a value that is no dim");
     if (__builtin_mul_overflow(elements, n, &elements))
-      return fail(error, what + ": shape " + shape.dump() + " has more than 2^63 elements");
+      return fail(error, what + ": shape " + describe(shape) + " has more than 2^63 elements");
     t.shape.push_back(n);
   }
   int64_t bytes = 0;
   if (__builtin_mul_overflow(elements, safetensorsDTypeBytes(t.dtype), &bytes))
-    return fail(error, what + ": shape " + shape.dump() + " is larger than 2^63 bytes");
+    return fail(error, what + ": shape " + describe(shape) + " is larger than 2^63 bytes");
   if (!offsets.is_array() || offsets.size() != 2 || nonNegative(offsets[0]) < 0 ||
       nonNegative(offsets[1]) < 0)
-    return fail(error, what + ": data_offsets " + offsets.dump() + " is not [begin, end]");
+    return fail(error, what + ": data_offsets " + describe(offsets) + " is not [begin, end]");
   const int64_t begin = nonNegative(offsets[0]), end = nonNegative(offsets[1]);
   if (begin > end || end > dataBytes)
-    return fail(error, what + ": data_offsets " + offsets.dump() + " are not inside the " +
+    return fail(error, what + ": data_offsets " + describe(offsets) + " are not inside the " +
                            std::to_string(dataBytes) + " data bytes of the file");
   if (end - begin != bytes)
-    return fail(error, what + ": data_offsets " + offsets.dump() + " hold " +
+    return fail(error, what + ": data_offsets " + describe(offsets) + " hold " +
                            std::to_string(end - begin) + " bytes, but " + t.dtype + " " +
-                           shape.dump() + " is " + std::to_string(bytes) + " bytes");
+                           describe(shape) + " is " + std::to_string(bytes) + " bytes");
   t.offset = begin;
   t.length = bytes;
   return mlir::success();
 }
 
-/// Fails when two tensors of one file overlap.
+/// Fails when two tensors of one file overlap (tensors of no bytes overlap nothing).
 mlir::LogicalResult checkNoOverlap(const std::string &path,
                                    std::vector<std::pair<std::string, SafetensorsTensor>> &tensors,
                                    std::string &error) {
   std::sort(tensors.begin(), tensors.end(), [](const auto &a, const auto &b) {
     return a.second.offset < b.second.offset;
   });
-  for (size_t i = 1; i < tensors.size(); ++i) {
-    const auto &prev = tensors[i - 1], &cur = tensors[i];
-    if (prev.second.length > 0 && cur.second.length > 0 &&
-        cur.second.offset < prev.second.offset + prev.second.length)
-      return fail(error, path + ": tensors '" + prev.first + "' and '" + cur.first +
+  const std::pair<std::string, SafetensorsTensor> *reach = nullptr; // the furthest-reaching so far
+  for (const auto &cur : tensors) {
+    if (cur.second.length == 0)
+      continue;
+    if (reach && cur.second.offset < reach->second.offset + reach->second.length)
+      return fail(error, path + ": tensors '" + reach->first + "' and '" + cur.first +
                              "' share bytes (their data_offsets overlap)");
+    if (!reach || cur.second.offset + cur.second.length > reach->second.offset + reach->second.length)
+      reach = &cur;
   }
   return mlir::success();
 }
@@ -123,7 +138,8 @@ mlir::LogicalResult readIndexed(const std::string &folder, const std::string &in
     if (!it.value().is_string())
       return fail(error, indexPath + ": weight_map['" + it.key() + "'] is not a file name");
     std::string shard = it.value().get<std::string>();
-    if (shard.empty() || llvm::StringRef(shard).contains('/') || shard == "." || shard == "..")
+    if (shard.empty() || llvm::StringRef(shard).contains('/') || llvm::StringRef(shard).contains('\0') ||
+        shard == "." || shard == "..")
       return fail(error, indexPath + ": weight_map['" + it.key() + "'] = '" + shard +
                              "' is not a file name in the folder");
     wanted[it.key()] = shard;
@@ -212,12 +228,13 @@ bool hasCheckpoint(const std::string &folder) {
 }
 
 mlir::LogicalResult readCheckpoint(const std::string &folder, TensorMap &out, std::string &error) {
-  std::string indexPath = join(folder, "model.safetensors.index.json");
-  if (llvm::sys::fs::exists(indexPath))
-    return readIndexed(folder, indexPath, out, error);
+  // transformers' order: model.safetensors before the index of shards.
   std::string single = join(folder, "model.safetensors");
   if (llvm::sys::fs::exists(single))
     return readSafetensorsHeader(single, out, error);
+  std::string indexPath = join(folder, "model.safetensors.index.json");
+  if (llvm::sys::fs::exists(indexPath))
+    return readIndexed(folder, indexPath, out, error);
   std::vector<std::string> files = safetensorsFiles(folder);
   if (files.empty())
     return fail(error, "folder '" + folder + "' holds no safetensors checkpoint "

@@ -49,9 +49,9 @@ int64_t safetensorsDTypeBytes(llvm::StringRef dtype);
 mlir::LogicalResult readSafetensorsHeader(const std::string &path, TensorMap &out,
                                           std::string &error);
 
-/// The tensors of the checkpoint in `folder`: the shards that model.safetensors.index.json
-/// names (each tensor of its weight_map must be in the shard it names), else
-/// model.safetensors, else the one .safetensors file there. Fails (message in `error`)
+/// The tensors of the checkpoint in `folder`: model.safetensors, else the shards that
+/// model.safetensors.index.json names (each tensor of its weight_map must be in the shard it
+/// names; transformers' order), else the one .safetensors file there. Fails (message in `error`)
 /// when there is none, when the folder holds several unindexed ones, or on a bad file.
 mlir::LogicalResult readCheckpoint(const std::string &folder, TensorMap &out, std::string &error);
 

@@ -46,9 +46,9 @@ struct DecoderInputs {
 };
 
 /// The additive attention mask [batch, 1, seq, total]: 0 where key position j <= query
-/// position q = past + i, attention_mask[b, j] is 1 and, with a sliding window W (Mistral),
-/// q - j < W; -inf elsewhere.
-Value attentionMask(GraphBuilder &g, const TextConfig &t, const DecoderInputs &in) {
+/// position q = past + i, attention_mask[b, j] is 1 and, with a sliding window W > 0
+/// (transformers' sliding_window_overlay), q - j < W; -inf elsewhere.
+Value attentionMask(GraphBuilder &g, int64_t window, const DecoderInputs &in) {
   OpBuilder &b = g.builder();
   Type i64 = b.getI64Type(), i1 = b.getI1Type();
   Value total = g.scalarDim(in.mask, 1), seq = g.scalarDim(in.embeds, 1);
@@ -60,10 +60,10 @@ Value attentionMask(GraphBuilder &g, const TextConfig &t, const DecoderInputs &i
   Value k4 = g.unsqueeze(keys, {0, 1, 2});      // [1, 1, 1, total]
   Value q4 = g.unsqueeze(queries, {0, 1, 3});   // [1, 1, seq, 1]
   Value causal = g.create<LessOrEqualOp>(g.tensorType({1, 1, kDyn, kDyn}, i1), k4, q4);
-  if (t.slidingWindow > 0) {
+  if (window > 0) {
     Value distance = g.create<SubOp>(g.tensorType({1, 1, kDyn, kDyn}, i64), q4, k4);
     Value inWindow = g.create<LessOp>(g.tensorType({1, 1, kDyn, kDyn}, i1), distance,
-                                      g.i64Scalar(t.slidingWindow));
+                                      g.i64Scalar(window));
     causal = g.create<AndOp>(causal.getType(), causal, inWindow);
   }
   Value padding = g.unsqueeze(g.cast(in.mask, i1), {1, 2}); // [batch, 1, 1, total]
@@ -151,19 +151,27 @@ void buildDecoder(ModuleOp module, Location loc, const TextConfig &t, bool tied,
                       kvType, {"batch", "", "past", ""}, ValueRole::kvPast, KvPosition{i, isValue}});
   func::FuncOp fn = createFunction(module, loc, "decoder_model_merged", FunctionRole::decoder, args);
   GraphBuilder g(fn.getBody().front(), loc, tensors, ft);
+  g.expectLayers(prefixes.model, "layers.", t.numLayers, "text_config.num_hidden_layers");
+  if (g.failed()) {
+    error = g.error();
+    return;
+  }
   DecoderInputs in{fn.getArgument(0), fn.getArgument(1), fn.getArgument(2), {}, {}};
   for (int64_t i = 0; i < t.numLayers; ++i) {
     in.pastKeys.push_back(fn.getArgument(3 + 2 * i));
     in.pastValues.push_back(fn.getArgument(4 + 2 * i));
   }
   g.at(prefixes.model.front() + "rotary_emb");
-  Value mask = attentionMask(g, t, in);
+  Value mask = attentionMask(g, 0, in);
+  Value slidingMask = llvm::is_contained(t.slidingLayers, true) ? attentionMask(g, t.slidingWindow, in)
+                                                                  : Value();
   auto rope = rotaryTables(g, t, in.positions);
   Value x = in.embeds;
   std::vector<Value> results(1);
   std::vector<Port> ports = {{"logits", Type(), {"batch", "seq", ""}, ValueRole::logits}};
-  for (int64_t i = 0; i < t.numLayers; ++i) {
-    LayerOut l = decoderLayer(g, t, prefixes.model, i, x, mask, rope, in.pastKeys[i], in.pastValues[i]);
+  for (int64_t i = 0; i < t.numLayers && !g.failed(); ++i) {
+    LayerOut l = decoderLayer(g, t, prefixes.model, i, x, t.slidingLayers[i] ? slidingMask : mask, rope,
+                              in.pastKeys[i], in.pastValues[i]);
     x = l.hidden;
     for (bool isValue : {false, true}) {
       results.push_back(isValue ? l.value : l.key);
@@ -178,9 +186,11 @@ void buildDecoder(ModuleOp module, Location loc, const TextConfig &t, bool tied,
                     : g.linearWeight(prefixes.lmHead, "lm_head.weight", t.vocabSize, t.hiddenSize);
   results[0] = g.create<LinearOp>(g.tensorType({kDyn, kDyn, t.vocabSize}, ft), x, head, Value(),
                                   Activation::none);
-  finishFunction(fn, results, ports);
-  if (g.failed())
+  if (g.failed()) { // the layers stopped early: no results to match the ports
     error = g.error();
+    return;
+  }
+  finishFunction(fn, results, ports);
 }
 
 } // namespace

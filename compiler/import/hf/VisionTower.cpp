@@ -59,15 +59,13 @@ Value encoderLayer(GraphBuilder &g, const VisionConfig &v, const Prefixes &pre, 
 
 std::vector<Value> visionHiddenStates(GraphBuilder &g, const VisionConfig &v, const Prefixes &pre,
                                       Value pixels, int64_t upTo) {
-  std::optional<Activation> act = activationNamed(v.hiddenAct);
-  if (!act) {
-    g.fail("vision_config.hidden_act '" + v.hiddenAct +
-           "' is no activation mmc compiles (gelu, gelu_pytorch_tanh, quick_gelu, silu, relu)");
+  const Activation act = *activationNamed(v.hiddenAct); // checked by parseLlavaConfig
+  g.expectLayers(pre, "encoder.layers.", v.numLayers, "vision_config.num_hidden_layers");
+  if (g.failed())
     return {};
-  }
   std::vector<Value> states = {embeddings(g, v, pre, pixels)};
-  for (int64_t i = 0; i < upTo; ++i)
-    states.push_back(encoderLayer(g, v, pre, i, states.back(), *act));
+  for (int64_t i = 0; i < upTo && !g.failed(); ++i)
+    states.push_back(encoderLayer(g, v, pre, i, states.back(), act));
   return states;
 }
 

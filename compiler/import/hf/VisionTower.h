@@ -21,8 +21,9 @@
 
 namespace mm::hf {
 
-/// hidden_states[0 .. upTo] of the tower for `pixels` [batch, channels, size, size];
-/// `prefixes` hold embeddings.*, pre_layrnorm.* and encoder.layers.<i>.*.
+/// hidden_states[0 .. upTo] of the tower for `pixels` [batch, channels, size, size] (fewer
+/// once `g` has failed); `prefixes` hold embeddings.*, pre_layrnorm.* and
+/// encoder.layers.<i>.*.
 std::vector<mlir::Value> visionHiddenStates(GraphBuilder &g, const VisionConfig &v,
                                             const Prefixes &prefixes, mlir::Value pixels,
                                             int64_t upTo);

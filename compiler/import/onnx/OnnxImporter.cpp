@@ -65,6 +65,12 @@ FailureOr<std::vector<std::string>> graphFiles(StringRef path, Location loc) {
 
 } // namespace
 
+bool holdsOnnxGraphs(StringRef folder) {
+  llvm::SmallString<256> sub(folder);
+  llvm::sys::path::append(sub, "onnx");
+  return !onnxFilesIn(folder).empty() || !onnxFilesIn(sub).empty();
+}
+
 FailureOr<OwningOpRef<ModuleOp>> importOnnx(StringRef path, MLIRContext &ctx,
                                             const ImportOptions &options) {
   ctx.loadDialect<MMDialect, func::FuncDialect>();

@@ -31,6 +31,10 @@ struct ImportOptions {
   std::map<std::string, std::vector<double>> bindings;
 };
 
+/// Whether folder `folder` (or its onnx/ subfolder) holds an .onnx file (the folders
+/// importOnnx takes).
+bool holdsOnnxGraphs(llvm::StringRef folder);
+
 /// Imports an ONNX model into a new module of `mm` ops.
 ///
 /// `path` is one `.onnx` file (one func.func named after the file stem, e.g. `model`) or a

@@ -21,6 +21,8 @@ language_model.model.*, vision_tower.*) or after (new: model.language_model.*, l
   index-shard      the index names the wrong shard for a tensor
   two-files        two .safetensors files and no index
   not-json         the header is not JSON
+  layers           config.json gives 1 text layer, the checkpoint has 2
+  nested           a dtype nested 100000 lists deep (error messages must not recurse)
 """
 import argparse
 import json
@@ -42,7 +44,8 @@ def config(brk):
                           "intermediate_size": V_MLP, "num_hidden_layers": V_LAYERS,
                           "num_attention_heads": V_HEADS, "image_size": IMAGE, "patch_size": PATCH},
         "text_config": {"model_type": "llama", "hidden_size": T_HIDDEN, "intermediate_size": T_MLP,
-                        "num_hidden_layers": T_LAYERS, "num_attention_heads": T_HEADS,
+                        "num_hidden_layers": 1 if brk == "layers" else T_LAYERS,
+                        "num_attention_heads": T_HEADS,
                         "num_key_value_heads": T_KV, "vocab_size": VOCAB, "rms_norm_eps": 1e-5,
                         "max_position_embeddings": 128,
                         "rope_scaling": {"rope_type": "yarn" if brk == "rope" else "default"}},
@@ -98,7 +101,11 @@ def write_safetensors(path, arrays, brk=None):
         header[names[0]]["data_offsets"][1] -= 4
     if brk == "dtype":
         header[names[0]]["dtype"] = "F12"
+    if brk == "nested":
+        header[names[0]]["dtype"] = "@@"
     text = json.dumps(header).encode()
+    if brk == "nested":
+        text = text.replace(b'"@@"', b"[" * 100000 + b"]" * 100000)
     if brk == "not-json":
         text = b"{" + text
     text += b" " * (-len(text) % 8)

@@ -18,7 +18,9 @@
 #      CUDA: exact unless a near-tie flips, which the log's logits show); and
 #      tiny-llava-rand-ts as a bf16 plan through the low-precision check
 #      (check_generation.py --teacher-eps 2^-7: teacher-forced logits, tokens off near ties);
-#   5. the text path on models/tiny-llava-chat (check_text_generation.py: transformers' prompt
+#   5. with TEST_MODELS_DIR, the Hugging Face folders test/models/hf-llava-* (no ONNX) as
+#      f32 CUDA plans (as on the CPU, with and without CUDA graphs) and bf16 plans;
+#   6. the text path on models/tiny-llava-chat (check_text_generation.py: transformers' prompt
 #      ids, tokens and text) with and without CUDA graphs, and seeded sampling equal to the CPU's.
 # Usage: check_cuda_models.sh MMC MMRUN MODELS_DIR WORK_DIR [TEST_MODELS_DIR]
 # Prints PASS/FAIL lines; exits 1 on any failure.
@@ -82,6 +84,33 @@ if [ -n "$testmodels" ]; then
   else
     echo "FAIL $m bf16: mmc compile --target cuda"; status=1
   fi
+fi
+
+# Hugging Face folders (issue 15): test/models/hf-llava-* compiled from safetensors alone,
+# f32 on CUDA with and without CUDA graphs (features 1e-4, logits 1e-3, tokens exactly, as
+# on the CPU) and bf16 (features within 2e-2 relative, tokens reported).
+if [ -n "$testmodels" ]; then
+  for dir in "$testmodels"/hf-llava-*; do
+    m=$(basename "$dir")
+    echo "== $m (safetensors), f32 and bf16"
+    if "$mmc" compile "$dir" -o "$work/$m.plan" --target cuda --dtype f32; then
+      for graphs in "" --no-cuda-graphs; do
+        python3 "$inputs/check_generation.py" "$mmrun" "$work/$m.plan" "$dir" "$work/$m$graphs" --intermediates \
+          --mmrun-arg=--device --mmrun-arg=cuda ${graphs:+--mmrun-arg=$graphs} > "$work/$m$graphs.log" 2>&1 || status=1
+        sed "s/^/$m $graphs: /" "$work/$m$graphs.log"
+      done
+    else
+      echo "FAIL $m: mmc compile --target cuda"; status=1
+    fi
+    if "$mmc" compile "$dir" -o "$work/$m-bf16.plan" --target cuda --dtype bf16; then
+      python3 "$inputs/check_generation.py" "$mmrun" "$work/$m-bf16.plan" "$dir" "$work/$m-bf16" --intermediates \
+        --features-rtol 2e-2 --logits-atol 5e-2 --tokens-informational --mmrun-arg=--device --mmrun-arg=cuda \
+        > "$work/$m-bf16.log" 2>&1 || status=1
+      sed "s/^/$m bf16: /" "$work/$m-bf16.log"
+    else
+      echo "FAIL $m bf16: mmc compile"; status=1
+    fi
+  done
 fi
 
 # Text in, text out (issue 18) on the bundled chat model: the prompt ids, greedy tokens and

@@ -1,0 +1,311 @@
+#!/usr/bin/env python3
+"""A numpy (float64) reference of transformers' LlavaForConditionalGeneration for the
+configurations the HF importer builds (CLIP / SigLIP vision; Llama / Mistral / Qwen2 text),
+written from modeling_llava.py, modeling_clip.py, modeling_siglip.py and modeling_llama.py
+(with Mistral's sliding window and Qwen2's per-layer windows), and a driver that checks mmc
+against it without torch:
+
+  hf_numpy_reference.py MMC MMRUN WORK [CASE ...]
+
+For each case (a config.json, random weights with nonzero biases and norm scales N(1, 0.1))
+it writes a Hugging Face folder, compiles it (f32, CPU) and compares the vision encoder's
+image features (atol 1e-4) and the decoder's prefill logits (atol 1e-3; f32 against f64,
+as the ONNX path's tolerances) with the reference. Prints PASS/FAIL per case; exit 1 on a
+failure. (The PyTorch references of models/recipes/gen_hf_models.py check the same
+semantics against transformers itself on the GPU machine.)
+"""
+import json, os, struct, math, subprocess, sys
+import numpy as np
+from math import erf
+
+def write_st(path, arrays, dtype="F32"):
+    header, blobs, off = {"__metadata__": {"format": "pt"}}, [], 0
+    for n, a in arrays.items():
+        a32 = np.asarray(a, np.float32)
+        if dtype == "F32": b = a32.astype("<f4").tobytes()
+        elif dtype == "F16": b = a32.astype("<f2").tobytes()
+        elif dtype == "BF16": b = (a32.view(np.uint32) >> 16).astype("<u2").tobytes()
+        header[n] = {"dtype": dtype, "shape": list(a32.shape), "data_offsets": [off, off + len(b)]}
+        blobs.append(b); off += len(b)
+    t = json.dumps(header).encode(); t += b" " * (-len(t) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(t)) + t + b"".join(blobs))
+
+def act(name, x):
+    if name == "quick_gelu": return x / (1 + np.exp(-1.702 * x))
+    if name == "gelu": return 0.5 * x * (1 + np.vectorize(erf)(x / math.sqrt(2)))
+    if name in ("gelu_pytorch_tanh", "gelu_new", "gelu_fast"):
+        return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
+    if name == "silu": return x / (1 + np.exp(-x))
+    if name == "relu": return np.maximum(x, 0)
+    raise ValueError(name)
+
+def ln(x, w, b, eps):
+    m = x.mean(-1, keepdims=True); v = ((x - m) ** 2).mean(-1, keepdims=True)
+    return (x - m) / np.sqrt(v + eps) * w + b
+
+def rms(x, w, eps):
+    return x / np.sqrt((x ** 2).mean(-1, keepdims=True) + eps) * w
+
+def softmax(s):
+    m = s.max(-1, keepdims=True); m = np.where(np.isinf(m), 0, m); e = np.exp(s - m); t = e.sum(-1, keepdims=True); return np.where(t > 0, e / np.where(t > 0, t, 1), 0)
+
+def lin(W, x, name, bias):
+    y = x @ W[name + ".weight"].T
+    if bias: y = y + W[name + ".bias"]
+    return y
+
+def vision(W, vc, pix, pre):
+    g = lambda n: W[pre + n]
+    h, p = vc["hidden_size"], vc["patch_size"]
+    B, C, S, _ = pix.shape; G = S // p
+    w = g("embeddings.patch_embedding.weight")
+    patches = pix.reshape(B, C, G, p, G, p).transpose(0, 2, 4, 1, 3, 5).reshape(B, G * G, C * p * p)
+    x = patches @ w.reshape(h, -1).T
+    clip = vc["model_type"] == "clip_vision_model"
+    if not clip: x = x + g("embeddings.patch_embedding.bias")
+    if clip: x = np.concatenate([np.broadcast_to(g("embeddings.class_embedding"), (B, 1, h)), x], 1)
+    x = x + g("embeddings.position_embedding.weight")
+    eps = vc.get("layer_norm_eps", 1e-5 if clip else 1e-6)
+    if clip: x = ln(x, g("pre_layrnorm.weight"), g("pre_layrnorm.bias"), eps)
+    states = [x]
+    heads = vc["num_attention_heads"]; hd = h // heads
+    a = vc.get("hidden_act", "quick_gelu" if clip else "gelu_pytorch_tanh")
+    for i in range(vc["num_hidden_layers"]):
+        P = pre + f"encoder.layers.{i}."
+        n = ln(x, W[P + "layer_norm1.weight"], W[P + "layer_norm1.bias"], eps)
+        sh = lambda t: t.reshape(B, -1, heads, hd).transpose(0, 2, 1, 3)
+        q, k, v = (sh(lin(W, n, P + "self_attn." + m, True)) for m in ("q_proj", "k_proj", "v_proj"))
+        o = softmax(q @ k.transpose(0, 1, 3, 2) * hd ** -0.5) @ v
+        x = x + lin(W, o.transpose(0, 2, 1, 3).reshape(B, -1, h), P + "self_attn.out_proj", True)
+        n = ln(x, W[P + "layer_norm2.weight"], W[P + "layer_norm2.bias"], eps)
+        x = x + lin(W, act(a, lin(W, n, P + "mlp.fc1", True)), P + "mlp.fc2", True)
+        states.append(x)
+    return states
+
+def image_features(W, cfg, pix, vpre, ppre):
+    st = vision(W, cfg["vision_config"], pix, vpre)
+    L = cfg.get("vision_feature_layer", -2)
+    Ls = L if isinstance(L, list) else [L]
+    hs = [st[l] for l in Ls]
+    if cfg.get("vision_feature_select_strategy", "default") == "default": hs = [h[:, 1:] for h in hs]
+    x = np.concatenate(hs, -1)
+    bias = cfg.get("multimodal_projector_bias", True)
+    x = act(cfg.get("projector_hidden_act", "gelu"), lin(W, x, ppre + "linear_1", bias))
+    return lin(W, x, ppre + "linear_2", bias)
+
+def inv_freq(tc, hd):
+    rp = tc.get("rope_parameters") or {}
+    rs = tc.get("rope_scaling") or {}
+    theta = rp.get("rope_theta", tc.get("rope_theta", 10000.0))
+    sc = rp if rp else rs
+    typ = sc.get("rope_type", sc.get("type", "default"))
+    inv = 1.0 / (np.float32(theta) ** (np.arange(0, hd, 2, dtype=np.float32) / np.float32(hd)))
+    inv = inv.astype(np.float32)
+    if typ == "linear": inv = inv / np.float32(sc["factor"])
+    elif typ == "llama3":
+        f, lo, hi, old = sc["factor"], sc["low_freq_factor"], sc["high_freq_factor"], sc["original_max_position_embeddings"]
+        lw, hw = old / lo, old / hi
+        wl = 2 * math.pi / inv
+        il = np.where(wl > lw, inv / f, inv)
+        s = (old / wl - lo) / (hi - lo)
+        sm = (1 - s) * il / f + s * il
+        med = ~(wl < hw) & ~(wl > lw)
+        inv = np.where(med, sm, il)
+    return inv.astype(np.float64)
+
+def decoder(W, tc, embeds, mask, pos, past, tpre, hpre, tied, layer_windows):
+    h = tc["hidden_size"]; heads = tc["num_attention_heads"]; kvh = tc.get("num_key_value_heads", heads)
+    hd = tc.get("head_dim") or h // heads
+    mt = tc.get("model_type", "llama")
+    qkvb = mt == "qwen2" or (mt == "llama" and tc.get("attention_bias", False))
+    ob = mt == "llama" and tc.get("attention_bias", False)
+    mb = mt == "llama" and tc.get("mlp_bias", False)
+    eps = tc.get("rms_norm_eps", 1e-6)
+    inv = inv_freq(tc, hd)
+    fr = pos[..., None] * inv
+    emb = np.concatenate([fr, fr], -1); cos, sin = np.cos(emb)[:, None], np.sin(emb)[:, None]
+    rot = lambda t: np.concatenate([-t[..., hd // 2:], t[..., :hd // 2]], -1)
+    B, S, _ = embeds.shape
+    x = embeds; presents = []
+    T = mask.shape[1]
+    for i in range(tc["num_hidden_layers"]):
+        P = tpre + f"layers.{i}."
+        n = rms(x, W[P + "input_layernorm.weight"], eps)
+        q = lin(W, n, P + "self_attn.q_proj", qkvb).reshape(B, S, heads, hd).transpose(0, 2, 1, 3)
+        k = lin(W, n, P + "self_attn.k_proj", qkvb).reshape(B, S, kvh, hd).transpose(0, 2, 1, 3)
+        v = lin(W, n, P + "self_attn.v_proj", qkvb).reshape(B, S, kvh, hd).transpose(0, 2, 1, 3)
+        q = q * cos + rot(q) * sin; k = k * cos + rot(k) * sin
+        pk, pv = past[i]
+        k = np.concatenate([pk, k], 2); v = np.concatenate([pv, v], 2)
+        presents += [k, v]
+        Pst = pk.shape[2]
+        qi = np.arange(S)[:, None] + Pst; kj = np.arange(T)[None, :]
+        allow = (kj <= qi)
+        W_ = layer_windows[i]
+        if W_: allow = allow & (qi - kj < W_)
+        allow = allow[None] & (mask[:, None, :] > 0)
+        add = np.where(allow, 0.0, -np.inf)[:, None]
+        rep = heads // kvh
+        kk = np.repeat(k, rep, 1); vv = np.repeat(v, rep, 1)
+        o = softmax(q @ kk.transpose(0, 1, 3, 2) * hd ** -0.5 + add) @ vv
+        x = x + lin(W, o.transpose(0, 2, 1, 3).reshape(B, S, heads * hd), P + "self_attn.o_proj", ob)
+        n = rms(x, W[P + "post_attention_layernorm.weight"], eps)
+        x = x + lin(W, act("silu", lin(W, n, P + "mlp.gate_proj", mb)) * lin(W, n, P + "mlp.up_proj", mb), P + "mlp.down_proj", mb)
+    x = rms(x, W[tpre + "norm.weight"], eps)
+    head = W[tpre + "embed_tokens.weight"] if tied else W[hpre + "lm_head.weight"]
+    return x @ head.T, presents
+
+def make_weights(cfg, rng, tied):
+    vc, tc = cfg["vision_config"], cfg["text_config"]
+    clip = vc["model_type"] == "clip_vision_model"
+    V = "vision_tower.vision_model."; T = "language_model.model."; H = "language_model."; Pp = "multi_modal_projector."
+    h, p, C = vc["hidden_size"], vc["patch_size"], 3
+    n = (vc["image_size"] // p) ** 2
+    W = {}
+    r = lambda *s: rng.normal(0, 0.1, s)
+    one = lambda *s: rng.normal(1, 0.1, s)
+    W[V + "embeddings.patch_embedding.weight"] = r(h, C, p, p)
+    if clip:
+        W[V + "embeddings.class_embedding"] = r(h); n += 1
+        W[V + "pre_layrnorm.weight"] = one(h); W[V + "pre_layrnorm.bias"] = r(h)
+    else:
+        W[V + "embeddings.patch_embedding.bias"] = r(h)
+    W[V + "embeddings.position_embedding.weight"] = r(n, h)
+    for i in range(vc["num_hidden_layers"]):
+        P = V + f"encoder.layers.{i}."
+        for l in ("layer_norm1", "layer_norm2"):
+            W[P + l + ".weight"] = one(h); W[P + l + ".bias"] = r(h)
+        for m in ("q_proj", "k_proj", "v_proj", "out_proj"):
+            W[P + "self_attn." + m + ".weight"] = r(h, h); W[P + "self_attn." + m + ".bias"] = r(h)
+        W[P + "mlp.fc1.weight"] = r(vc["intermediate_size"], h); W[P + "mlp.fc1.bias"] = r(vc["intermediate_size"])
+        W[P + "mlp.fc2.weight"] = r(h, vc["intermediate_size"]); W[P + "mlp.fc2.bias"] = r(h)
+    L = cfg.get("vision_feature_layer", -2); nl = len(L) if isinstance(L, list) else 1
+    th = tc["hidden_size"]; pb = cfg.get("multimodal_projector_bias", True)
+    W[Pp + "linear_1.weight"] = r(th, h * nl); W[Pp + "linear_2.weight"] = r(th, th)
+    if pb: W[Pp + "linear_1.bias"] = r(th); W[Pp + "linear_2.bias"] = r(th)
+    heads = tc["num_attention_heads"]; kvh = tc.get("num_key_value_heads", heads); hd = tc.get("head_dim") or th // heads
+    mt = tc["model_type"]; I = tc["intermediate_size"]
+    qkvb = mt == "qwen2" or (mt == "llama" and tc.get("attention_bias", False))
+    ob = mt == "llama" and tc.get("attention_bias", False); mb = mt == "llama" and tc.get("mlp_bias", False)
+    W[T + "embed_tokens.weight"] = r(tc["vocab_size"], th); W[T + "norm.weight"] = one(th)
+    if not tied: W[H + "lm_head.weight"] = r(tc["vocab_size"], th)
+    for i in range(tc["num_hidden_layers"]):
+        P = T + f"layers.{i}."
+        W[P + "input_layernorm.weight"] = one(th); W[P + "post_attention_layernorm.weight"] = one(th)
+        for m, N in (("q_proj", heads * hd), ("k_proj", kvh * hd), ("v_proj", kvh * hd)):
+            W[P + "self_attn." + m + ".weight"] = r(N, th)
+            if qkvb: W[P + "self_attn." + m + ".bias"] = r(N)
+        W[P + "self_attn.o_proj.weight"] = r(th, heads * hd)
+        if ob: W[P + "self_attn.o_proj.bias"] = r(th)
+        for m in ("gate_proj", "up_proj"):
+            W[P + "mlp." + m + ".weight"] = r(I, th)
+            if mb: W[P + "mlp." + m + ".bias"] = r(I)
+        W[P + "mlp.down_proj.weight"] = r(th, I)
+        if mb: W[P + "mlp.down_proj.bias"] = r(th)
+    return W
+
+
+def run(cmd):
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    return p.returncode, p.stdout + p.stderr
+
+
+def check(mmc, mmrun, work, name, cfg, tied=False, windows=None, positions_offset=0):
+    """PASS/FAIL lines for one case; returns whether it passed."""
+    d = os.path.join(work, name); os.makedirs(d, exist_ok=True)
+    rng = np.random.default_rng(3)
+    W = make_weights(cfg, rng, tied)
+    write_st(d + "/model.safetensors", W)
+    json.dump(cfg, open(d + "/config.json", "w"), indent=1)
+    rc, out = run([mmc, "compile", d, "-o", d + ".plan"])
+    if rc:
+        print(f"FAIL {name}: mmc compile: {out[-1500:]}"); return False
+    vc, tc = cfg["vision_config"], cfg["text_config"]
+    S = vc["image_size"]
+    pix = rng.uniform(-1, 1, (1, 3, S, S)).astype(np.float32)
+    np.save(d + "/pix.npy", pix)
+    rc, out = run([mmrun, d + ".plan", "--function", "vision_encoder", "--input", f"pixel_values={d}/pix.npy",
+                   "--output-dir", d + "/vo", "--output-format", "npy"])
+    if rc:
+        print(f"FAIL {name}: mmrun vision_encoder: {out[-1500:]}"); return False
+    got = np.load(d + "/vo/image_features.npy")
+    ref = image_features(W, cfg, pix.astype(np.float64), "vision_tower.vision_model.", "multi_modal_projector.")
+    ok = got.shape == ref.shape and np.abs(got - ref).max() <= 1e-4
+    print(f"{'PASS' if ok else 'FAIL'} {name}: image features {list(got.shape)}, max abs error "
+          f"{np.abs(got - ref).max() if got.shape == ref.shape else 'shape differs: ' + str(ref.shape)}")
+    th = tc["hidden_size"]; heads = tc["num_attention_heads"]; kvh = tc.get("num_key_value_heads", heads)
+    hd = tc.get("head_dim") or th // heads
+    Sq = 10
+    emb = rng.normal(0, 1, (1, Sq, th)).astype(np.float32)
+    mask = np.ones((1, Sq), np.int64)
+    pos = (np.arange(Sq) + positions_offset)[None].astype(np.int64)
+    np.save(d + "/emb.npy", emb); np.save(d + "/mask.npy", mask); np.save(d + "/pos.npy", pos)
+    args = ["--input", f"inputs_embeds={d}/emb.npy", "--input", f"attention_mask={d}/mask.npy",
+            "--input", f"position_ids={d}/pos.npy"]
+    past = []
+    for i in range(tc["num_hidden_layers"]):
+        z = np.zeros((1, kvh, 0, hd), np.float32)
+        for kind in ("key", "value"):
+            np.save(f"{d}/p{i}{kind}.npy", z); args += ["--input", f"past_key_values.{i}.{kind}={d}/p{i}{kind}.npy"]
+        past.append((z.astype(np.float64), z.astype(np.float64)))
+    rc, out = run([mmrun, d + ".plan", "--function", "decoder_model_merged", *args, "--output-dir", d + "/do",
+                   "--output-format", "npy"])
+    if rc:
+        print(f"FAIL {name}: mmrun decoder_model_merged: {out[-1500:]}"); return False
+    got = np.load(d + "/do/logits.npy")
+    ref, _ = decoder(W, tc, emb.astype(np.float64), mask, pos.astype(np.float64), past, "language_model.model.",
+                     "language_model.", tied, windows or [0] * tc["num_hidden_layers"])
+    err = np.abs(got - ref).max()
+    print(f"{'PASS' if err <= 1e-3 else 'FAIL'} {name}: prefill logits max abs error {err:.3g} "
+          f"(max |ref| {np.abs(ref).max():.3g})")
+    return ok and err <= 1e-3
+
+
+CLIP = {"model_type": "clip_vision_model", "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 3,
+        "num_attention_heads": 2, "image_size": 32, "patch_size": 16}
+SIGLIP = dict(CLIP, model_type="siglip_vision_model")
+LLAMA = {"model_type": "llama", "hidden_size": 32, "intermediate_size": 48, "num_hidden_layers": 2,
+         "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 64, "rms_norm_eps": 1e-5}
+
+
+def C(v, t, **top):
+    c = {"architectures": ["LlavaForConditionalGeneration"], "model_type": "llava", "image_token_index": 60}
+    c.update(top); c["vision_config"] = v; c["text_config"] = t
+    return c
+
+
+# name -> (config, check() keyword arguments). Positions start at 100 or 200 where the rope
+# scaling matters only far out; windows: each layer's sliding window (0 = none).
+CASES = {
+    "clip-llama": (C(CLIP, LLAMA), {}),
+    "clip-llama-list-full": (C(CLIP, LLAMA, vision_feature_layer=[-3, -1, 0], vision_feature_select_strategy="full"), {}),
+    "siglip-qwen2-tied": (C(SIGLIP, dict(LLAMA, model_type="qwen2", rope_theta=1e6), vision_feature_layer=-1,
+                           projector_hidden_act="gelu_pytorch_tanh", multimodal_projector_bias=False,
+                           tie_word_embeddings=True), {"tied": True}),
+    "llama-bias-head-dim": (C(CLIP, dict(LLAMA, head_dim=16, attention_bias=True, mlp_bias=True)), {}),
+    "llama3-rope": (C(CLIP, dict(LLAMA, head_dim=16, rope_scaling={
+        "rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+        "original_max_position_embeddings": 32})), {"positions_offset": 200}),
+    "linear-rope": (C(CLIP, dict(LLAMA, rope_scaling={"type": "linear", "factor": 4.0})), {"positions_offset": 100}),
+    "mistral-window": (C(CLIP, dict(LLAMA, model_type="mistral", sliding_window=3)), {"windows": [3, 3]}),
+    "mistral-no-window": (C(CLIP, dict(LLAMA, model_type="mistral", sliding_window=None)), {}),
+    "qwen2-window-from-layer-1": (C(CLIP, dict(LLAMA, model_type="qwen2", use_sliding_window=True, sliding_window=3,
+                                               max_window_layers=1)), {"windows": [0, 3]}),
+    "qwen2-window-default-layers": (C(CLIP, dict(LLAMA, model_type="qwen2", use_sliding_window=True,
+                                                 sliding_window=3)), {"windows": [0, 0]}),
+}
+
+
+def main():
+    mmc, mmrun, work = sys.argv[1:4]
+    names = sys.argv[4:] or list(CASES)
+    ok = True
+    for n in names:
+        cfg, kw = CASES[n]
+        ok &= check(mmc, mmrun, work, n, cfg, **kw)
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
