@@ -32,16 +32,21 @@ std::vector<int64_t> parseIds(const std::string &text, const char *option) {
   return ids;
 }
 
+/// Writes `t` as .npy; bf16 (which numpy has not) widened to f32, exactly.
+void writeDump(const std::filesystem::path &path, const Tensor &t) {
+  io::writeNpy(path.string(), t.dtype == DType::bf16 ? convertFloat(t, DType::f32) : t);
+}
+
 void writeDumps(const GenerationResult &r, const std::string &dumpDir) {
   if (dumpDir.empty())
     return;
   makeDirectories(dumpDir);
   std::filesystem::path dir(dumpDir);
   if (r.imageFeatures.data)
-    io::writeNpy((dir / "image_features.npy").string(), r.imageFeatures);
-  io::writeNpy((dir / "prefill_last_logits.npy").string(), r.prefillLastLogits);
+    writeDump(dir / "image_features.npy", r.imageFeatures);
+  writeDump(dir / "prefill_last_logits.npy", r.prefillLastLogits);
   if (r.stepLogits.data)
-    io::writeNpy((dir / "step_logits.npy").string(), r.stepLogits);
+    writeDump(dir / "step_logits.npy", r.stepLogits);
 }
 
 void warnPastContext(const GenerationInfo &g, int64_t promptTokens, int64_t maxNewTokens) {

@@ -21,19 +21,6 @@ const Prefixes kVision = {"model.vision_tower.vision_model.", "vision_tower.visi
                           "model.vision_tower.", "vision_tower."};
 const Prefixes kProjector = {"model.multi_modal_projector.", "multi_modal_projector."};
 
-/// The compute type: that of the embedding matrix (f32 when it is not a 16- or 32-bit
-/// float).
-Type computeType(MLIRContext *ctx, const TensorMap &tensors) {
-  for (const std::string &p : kText.model)
-    if (auto it = tensors.find(p + "embed_tokens.weight"); it != tensors.end()) {
-      if (it->second.dtype == "F16")
-        return Float16Type::get(ctx);
-      if (it->second.dtype == "BF16")
-        return BFloat16Type::get(ctx);
-    }
-  return Float32Type::get(ctx);
-}
-
 void buildVisionEncoder(ModuleOp module, Location loc, const LlavaConfig &c, const TensorMap &tensors,
                         Type ft, std::string &error) {
   const VisionConfig &v = c.vision;
@@ -75,7 +62,11 @@ LogicalResult buildLlava(ModuleOp module, const nlohmann::json &config, const st
     return failure();
   MLIRContext *ctx = module.getContext();
   Location loc = FileLineColLoc::get(ctx, configPath, 0, 0);
-  Type ft = computeType(ctx, tensors);
+  // The graph is built in f32 whatever the checkpoint's dtype (its weights cast, casts the
+  // plan writer folds): the compute type is the pipeline's (--dtype; auto: the weights'
+  // own, modelFloatType), and the signature stays f32 as for an f32 export, so a bf16
+  // checkpoint compiled with --dtype f32 reads f32 pixels and writes f32 features.
+  Type ft = Float32Type::get(ctx);
   buildVisionEncoder(module, loc, c, tensors, ft, error);
   if (!error.empty())
     return failure();
