@@ -14,11 +14,19 @@
 #                   projector without biases; saved in shards with model.safetensors.index.json
 #   clip-mistral-bf16  CLIP + Mistral with a sliding window of 12 tokens (shorter than the
 #                   prompt), saved in bf16; the references are the f32 model of those bf16 values
+#   paligemma       PaliGemma: SigLIP (post_layernorm) + Gemma (head_dim 64, MQA, GeGLU, RMSNorm
+#                   with 1 + w, sqrt(hidden) embedding scale, tied embeddings); the prompt is the
+#                   prefix (token_type_ids 0), attended bidirectionally
+#   idefics3        Idefics3: its SigLIP-style ViT (8x8 patches, post_layernorm), the
+#                   pixel-shuffle connector with scale_factor 2, Llama text (GQA 2:1)
+#   smolvlm         SmolVLMForConditionalGeneration: the same ViT on a 24x24 patch grid (192 px,
+#                   patch 8; 1/24 is not a binary fraction), scale_factor 4 (SmolVLM's), Llama
+#                   text with tied embeddings (as SmolLM2's)
 #   llava-7b-bf16   LLaVA-1.5-7B shapes (CLIP ViT-L/14-336, Llama-2-7B), random N(0, 0.02)
 #                   weights, bf16, 5 GB shards; no references (for bench/import_paths_bench.sh)
 # Every tiny model has random weights with every bias N(0, 0.05) and norm scale N(1, 0.1)
 # (gen_models.randomize), so a dropped or misread parameter changes the outputs. Writes
-# GEN_DIR/hf-llava-NAME/: config.json, generation_config.json, model.safetensors (or shards),
+# GEN_DIR/hf-llava-NAME/ (hf-NAME for the non-LLaVA families): config.json, generation_config.json, model.safetensors (or shards),
 # reference/{generation.json, pixel_values.npy, image_features.npy, prefill_last_logits.npy}
 # (fp32 PyTorch on the CPU: greedy tokens of generate, the [1, F, hidden] image features and
 # the [vocab] logits after the prompt; the format of gen_models.py).
@@ -87,6 +95,106 @@ def build(name):
     return m, cfg
 
 
+def build_family(name, std=0.08):
+    """PaliGemma, Idefics3 and SmolVLM tiny models (random weights as build's, matrices N(0, std))."""
+    from transformers import (GemmaConfig, Idefics3Config, Idefics3ForConditionalGeneration, LlamaConfig,
+                              PaliGemmaConfig, PaliGemmaForConditionalGeneration, SiglipVisionConfig)
+    llama = dict(vocab_size=320, hidden_size=128, intermediate_size=256, num_hidden_layers=2, num_attention_heads=2,
+                 num_key_value_heads=1, head_dim=64, rms_norm_eps=1e-5, max_position_embeddings=256)
+    if name == "paligemma":
+        vc = SiglipVisionConfig(hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                                num_attention_heads=4, image_size=64, patch_size=16)
+        tc = text_config(GemmaConfig, rope("default", 10000.0), vocab_size=320, hidden_size=128,
+                         intermediate_size=256, num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=1,
+                         head_dim=64, rms_norm_eps=1e-6, max_position_embeddings=256,
+                         hidden_activation="gelu_pytorch_tanh")
+        cfg = PaliGemmaConfig(vision_config=vc, text_config=tc, image_token_index=300, projection_dim=128,
+                              hidden_size=128, vocab_size=320)
+        cls = PaliGemmaForConditionalGeneration
+    elif name == "idefics3":
+        from transformers import Idefics3VisionConfig
+        vc = Idefics3VisionConfig(hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                                  num_attention_heads=4, image_size=64, patch_size=8)
+        tc = text_config(LlamaConfig, rope("default", 10000.0), tie_word_embeddings=False, **llama)
+        cfg = Idefics3Config(vision_config=vc, text_config=tc, image_token_id=300, scale_factor=2,
+                             tie_word_embeddings=False)
+        cls = Idefics3ForConditionalGeneration
+    elif name == "smolvlm":
+        from transformers import SmolVLMConfig, SmolVLMForConditionalGeneration, SmolVLMVisionConfig
+        vc = SmolVLMVisionConfig(hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                                 num_attention_heads=4, image_size=192, patch_size=8)
+        tc = text_config(LlamaConfig, rope("default", 100000.0), tie_word_embeddings=True, **llama)
+        cfg = SmolVLMConfig(vision_config=vc, text_config=tc, image_token_id=300, scale_factor=4,
+                            tie_word_embeddings=True)
+        cls = SmolVLMForConditionalGeneration
+    else:
+        raise ValueError(name)
+    torch.manual_seed(0)
+    m = cls(cfg).eval()
+    G.randomize(m, std)
+    return m, cfg
+
+
+def language_model_of(m):
+    for attr in ("language_model", "text_model"):
+        if hasattr(m.model, attr):
+            return getattr(m.model, attr)
+    raise AttributeError("no language model in " + type(m).__name__)
+
+
+def family_references(name, m, cfg, base):
+    """The reference files of references() for PaliGemma / Idefics3. The image features are
+    what the model splices into the text model's inputs_embeds (a forward pre-hook reads
+    them), whatever get_image_features returns in this transformers version."""
+    isz = cfg.vision_config.image_size
+    g = torch.Generator().manual_seed(1)
+    pix = torch.rand(1, 3, isz, isz, generator=g) * 2 - 1
+    image_token = cfg.image_token_index if name == "paligemma" else cfg.image_token_id
+    if name == "paligemma":
+        n = (isz // cfg.vision_config.patch_size) ** 2
+        prompt = [image_token] * n + [2, 11, 23, 57, 88, 4]
+        model_pix = pix
+    else:
+        grid = isz // cfg.vision_config.patch_size
+        n = (grid // cfg.scale_factor) ** 2
+        prompt = [1, 299] + [image_token] * n + [299, 11, 23, 57, 88, 4]
+        model_pix = pix[:, None]  # [batch, images, 3, H, W]
+    ids = torch.tensor([prompt])
+    extra = {"token_type_ids": torch.zeros_like(ids)} if name == "paligemma" else {}
+    seen = []
+    hook = language_model_of(m).register_forward_pre_hook(
+        lambda mod, a, kw: seen.append(kw.get("inputs_embeds")), with_kwargs=True)
+    with torch.no_grad():
+        full = m(input_ids=ids, pixel_values=model_pix, attention_mask=torch.ones_like(ids), **extra)
+    hook.remove()
+    embeds = seen[0][0]
+    feats = embeds[torch.tensor(prompt) == image_token][None]
+    with torch.no_grad():
+        gen = m.generate(input_ids=ids, pixel_values=model_pix, max_new_tokens=16, do_sample=False,
+                         attention_mask=torch.ones_like(ids), **extra)
+    new = gen[0, len(prompt):].tolist()
+    G.log(base, "image features", tuple(feats.shape), "greedy new tokens", new)
+    if name == "paligemma":  # what the prefix mask changes, for the record
+        with torch.no_grad():
+            causal = m(input_ids=ids, pixel_values=model_pix, attention_mask=torch.ones_like(ids))
+            gen_causal = m.generate(input_ids=ids, pixel_values=model_pix, max_new_tokens=16, do_sample=False,
+                                    attention_mask=torch.ones_like(ids))
+        G.log(base, "without token_type_ids: logits differ by",
+              float((causal.logits[0, -1] - full.logits[0, -1]).abs().max()),
+              "tokens", gen_causal[0, len(prompt):].tolist())
+    os.makedirs(f"{base}/reference", exist_ok=True)
+    with open(f"{base}/reference/generation.json", "w") as f:
+        json.dump({"prompt_ids": prompt, "image_token_index": image_token, "greedy_new_tokens": new,
+                   "max_new_tokens": 16, "pixel_values_shape": list(pix.shape),
+                   "note": "fp32 PyTorch CPU, transformers " + __import__("transformers").__version__ +
+                   ("; token_type_ids all 0 (the prompt is the prefix)" if name == "paligemma" else
+                    "; pixel_values fed as [1, 1, 3, H, W] (one image, not split)")}, f, indent=1)
+    G.save_npy(f"{base}/reference/pixel_values.npy", pix)
+    G.save_npy(f"{base}/reference/image_features.npy", feats)
+    G.save_npy(f"{base}/reference/prefill_last_logits.npy", full.logits[0, -1])
+    return new
+
+
 def references(m, cfg, base):
     isz = cfg.vision_config.image_size
     g = torch.Generator().manual_seed(1)
@@ -119,6 +227,17 @@ def references(m, cfg, base):
 
 
 def gen_tiny(name):
+    if name in ("paligemma", "idefics3", "smolvlm"):
+        base = os.path.join(WORK, f"hf-{name}")
+        # The first weight scale whose greedy tokens are varied (Gemma's sqrt(hidden)
+        # embedding scale makes a tiny model with N(0, 0.08) matrices repeat one token).
+        for std in (0.08, 0.15, 0.25, 0.4):
+            m, cfg = build_family(name, std)
+            if len(set(family_references(name, m, cfg, base))) >= 6:
+                break
+        G.log(base, "matrices N(0, %g)" % std)
+        m.save_pretrained(base)
+        return
     base = os.path.join(WORK, f"hf-llava-{name}")
     m, cfg = build(name)
     if name == "clip-mistral-bf16":
@@ -155,7 +274,7 @@ def gen_7b():
 
 
 def main():
-    names = sys.argv[1:] or ["clip-llama", "siglip-qwen2", "clip-mistral-bf16"]
+    names = sys.argv[1:] or ["clip-llama", "siglip-qwen2", "clip-mistral-bf16", "paligemma", "idefics3", "smolvlm"]
     failed = False
     for n in names:
         try:

@@ -226,12 +226,19 @@ Value GraphBuilder::cast(Value x, Type elementType) {
   return create<CastOp>(tensorType(shapeOf(x), elementType), x);
 }
 
-Value GraphBuilder::add(Value a, Value b) {
+namespace {
+
+template <typename Op> Value binary(GraphBuilder &g, Value a, Value b, const char *what) {
   SmallVector<int64_t> out;
-  if (!dims::broadcastShapes(shapeOf(a), shapeOf(b), out, kDyn))
-    fail("internal: the operands of an add do not broadcast");
-  return create<AddOp>(tensorType(out, getElementTypeOrSelf(a.getType())), a, b);
+  if (!dims::broadcastShapes(GraphBuilder::shapeOf(a), GraphBuilder::shapeOf(b), out, kDyn))
+    g.fail(std::string("internal: the operands of ") + what + " do not broadcast");
+  return g.create<Op>(g.tensorType(out, getElementTypeOrSelf(a.getType())), a, b);
 }
+
+} // namespace
+
+Value GraphBuilder::add(Value a, Value b) { return binary<AddOp>(*this, a, b, "an add"); }
+Value GraphBuilder::mul(Value a, Value b) { return binary<MulOp>(*this, a, b, "a mul"); }
 
 Value GraphBuilder::layerNorm(Value x, Value scale, Value bias, double eps) {
   const int64_t last = static_cast<int64_t>(shapeOf(x).size()) - 1;
@@ -239,9 +246,9 @@ Value GraphBuilder::layerNorm(Value x, Value scale, Value bias, double eps) {
                              b_.getF32FloatAttr(static_cast<float>(eps)));
 }
 
-Value GraphBuilder::rmsNorm(Value x, Value scale, double eps) {
+Value GraphBuilder::rmsNorm(Value x, Value scale, double eps, double scaleOffset) {
   return create<RMSNormOp>(x.getType(), x, scale, b_.getF32FloatAttr(static_cast<float>(eps)),
-                           b_.getF32FloatAttr(0.0f));
+                           b_.getF32FloatAttr(static_cast<float>(scaleOffset)));
 }
 
 Value GraphBuilder::attention(Value q, Value k, Value v, Value mask, double scale) {

@@ -80,7 +80,9 @@ public:
   mlir::Value cast(mlir::Value x, mlir::Type elementType);
   mlir::Value add(mlir::Value a, mlir::Value b);
   mlir::Value layerNorm(mlir::Value x, mlir::Value scale, mlir::Value bias, double eps);
-  mlir::Value rmsNorm(mlir::Value x, mlir::Value scale, double eps);
+  /// x / sqrt(mean(x^2) + eps) * (scaleOffset + scale): scaleOffset 1 for Gemma's 1 + w.
+  mlir::Value rmsNorm(mlir::Value x, mlir::Value scale, double eps, double scaleOffset = 0.0);
+  mlir::Value mul(mlir::Value a, mlir::Value b);
   mlir::Value attention(mlir::Value q, mlir::Value k, mlir::Value v, mlir::Value mask, double scale);
   /// [B, S, H * D] -> [B, H, S, D] and back.
   mlir::Value splitHeads(mlir::Value x, int64_t heads, int64_t headDim);

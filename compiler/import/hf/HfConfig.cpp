@@ -4,6 +4,8 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 
+#include <cmath>
+
 using json = nlohmann::json;
 
 namespace mm::hf {
@@ -18,80 +20,12 @@ std::optional<Activation> activationNamed(llvm::StringRef name) {
       .Default(std::nullopt);
 }
 
+std::string unknownActivation(llvm::StringRef name) {
+  return "is '" + name.str() + "', no activation mmc compiles (gelu, gelu_new, gelu_pytorch_tanh, "
+         "gelu_fast, quick_gelu, silu, swish, relu)";
+}
+
 namespace {
-
-/// The largest size field read (a dim of 2^24 is past any model's) and the largest
-/// head_dim and layer count: bounds that keep the graph built from a config small.
-constexpr int64_t kMaxSize = int64_t(1) << 24, kMaxHeadDim = 65536, kMaxLayers = 4096;
-
-/// Typed reads of one JSON object of config.json; the first bad field sets `error`
-/// ("<file>: field 'text_config.rope_theta' is not a number") and later reads do nothing.
-class Fields {
-public:
-  Fields(const json &obj, std::string where, std::string &error)
-      : obj_(obj), where_(std::move(where)), error_(error) {}
-
-  bool has(const char *key) const { return obj_.contains(key) && !obj_[key].is_null(); }
-  bool isObject(const char *key) const { return has(key) && obj_[key].is_object(); }
-  /// Whether `key` is given as null (which means "none", not "the default").
-  bool isNull(const char *key) const { return obj_.contains(key) && obj_[key].is_null(); }
-
-  int64_t integer(const char *key, int64_t fallback) {
-    if (!has(key) || !error_.empty())
-      return fallback;
-    if (!obj_[key].is_number_integer())
-      return bad(key, "is not an integer"), fallback;
-    return obj_[key].get<int64_t>();
-  }
-  /// A positive integer (a size or count) of at most `max`.
-  int64_t size(const char *key, int64_t fallback, int64_t max = kMaxSize) {
-    int64_t v = integer(key, fallback);
-    if ((v <= 0 || v > max) && error_.empty())
-      bad(key, "must be a positive integer of at most " + std::to_string(max));
-    return v;
-  }
-  double number(const char *key, double fallback) {
-    if (!has(key) || !error_.empty())
-      return fallback;
-    if (!obj_[key].is_number())
-      return bad(key, "is not a number"), fallback;
-    return obj_[key].get<double>();
-  }
-  bool boolean(const char *key, bool fallback) {
-    if (!has(key) || !error_.empty())
-      return fallback;
-    if (!obj_[key].is_boolean())
-      return bad(key, "is not true or false"), fallback;
-    return obj_[key].get<bool>();
-  }
-  std::string string(const char *key, const std::string &fallback) {
-    if (!has(key) || !error_.empty())
-      return fallback;
-    if (!obj_[key].is_string())
-      return bad(key, "is not a string"), fallback;
-    return obj_[key].get<std::string>();
-  }
-  /// The nested object `key`, or an empty one when absent.
-  Fields object(const char *key) {
-    static const json empty = json::object();
-    if (!has(key))
-      return Fields(empty, where_ + key + ".", error_);
-    if (!obj_[key].is_object() && error_.empty())
-      bad(key, "is not an object");
-    return Fields(obj_[key].is_object() ? obj_[key] : empty, where_ + key + ".", error_);
-  }
-  const json &raw(const char *key) const { return obj_[key]; }
-  void bad(const char *key, const std::string &why) {
-    if (error_.empty())
-      error_ = "field '" + where_ + key + "' " + why;
-  }
-  bool ok() const { return error_.empty(); }
-
-private:
-  const json &obj_;
-  std::string where_; ///< "text_config." etc.
-  std::string &error_;
-};
 
 /// rope_parameters (transformers >= 5), else rope_theta with rope_scaling.
 void readRope(Fields &f, RopeConfig &rope) {
@@ -157,137 +91,96 @@ void readSlidingWindow(Fields &f, TextConfig &t, bool mistral) {
     t.slidingLayers[i] = true;
 }
 
-void readText(Fields f, TextConfig &t) {
-  t.modelType = f.string("model_type", "llama");
+} // namespace
+
+void readTextConfig(Fields f, const char *defaultType, TextConfig &t) {
+  t.modelType = f.string("model_type", defaultType);
   const bool mistral = t.modelType == "mistral", qwen2 = t.modelType == "qwen2";
-  if (!mistral && !qwen2 && t.modelType != "llama")
+  const bool gemma = t.modelType == "gemma", llama = t.modelType == "llama";
+  if (!mistral && !qwen2 && !gemma && !llama)
     return f.bad("model_type", "is '" + t.modelType +
-                                   "'; a LLaVA text model mmc compiles is llama, mistral or qwen2");
-  // The defaults of LlamaConfig, MistralConfig and Qwen2Config.
-  t.hiddenSize = f.size("hidden_size", 4096);
-  t.intermediateSize = f.size("intermediate_size", mistral ? 14336 : qwen2 ? 22016 : 11008);
-  t.numLayers = f.size("num_hidden_layers", 32, kMaxLayers);
-  t.numHeads = f.size("num_attention_heads", 32);
-  // MistralConfig's default is 8 KV heads; null (and the others' default) means MHA.
-  t.numKvHeads = f.size("num_key_value_heads", mistral && !f.isNull("num_key_value_heads") ? 8 : t.numHeads);
-  const bool headDimGiven = f.has("head_dim");
-  t.headDim = headDimGiven ? f.size("head_dim", 0, kMaxHeadDim)
+                                   "'; a text model mmc compiles is llama, mistral, qwen2 or gemma");
+  // The defaults of LlamaConfig, MistralConfig, Qwen2Config and GemmaConfig.
+  t.hiddenSize = f.size("hidden_size", gemma ? 3072 : 4096);
+  t.intermediateSize =
+      f.size("intermediate_size", mistral ? 14336 : qwen2 ? 22016 : gemma ? 24576 : 11008);
+  t.numLayers = f.size("num_hidden_layers", gemma ? 28 : 32, kMaxLayers);
+  t.numHeads = f.size("num_attention_heads", gemma ? 16 : 32);
+  // MistralConfig's default is 8 KV heads and GemmaConfig's 16; null (and the others'
+  // default) means MHA.
+  const bool kvNull = f.isNull("num_key_value_heads");
+  t.numKvHeads = f.size("num_key_value_heads", mistral && !kvNull ? 8 : gemma && !kvNull ? 16 : t.numHeads);
+  // GemmaConfig's head_dim defaults to 256; the others' to hidden_size / heads.
+  const bool headDimField = f.has("head_dim") || gemma;
+  t.headDim = headDimField ? f.size("head_dim", 256, kMaxHeadDim)
                            : t.hiddenSize / std::max<int64_t>(t.numHeads, 1);
-  t.vocabSize = f.size("vocab_size", qwen2 ? 151936 : 32000);
+  t.vocabSize = f.size("vocab_size", qwen2 ? 151936 : gemma ? 256000 : 32000);
   t.rmsNormEps = f.number("rms_norm_eps", 1e-6);
   if (t.rmsNormEps < 0)
     f.bad("rms_norm_eps", "must be >= 0");
   readRope(f, t.rope);
-  // Llama's attention_bias covers q/k/v/o and mlp_bias the MLP; Qwen2 always has q/k/v
-  // biases and no others; Mistral has none (their modeling code hard-codes these).
-  const bool llama = t.modelType == "llama";
-  const bool attentionBias = llama && f.boolean("attention_bias", false);
+  // Llama's attention_bias covers q/k/v/o and mlp_bias the MLP; Gemma's attention_bias
+  // q/k/v/o; Qwen2 always has q/k/v biases and no others; Mistral has none (their
+  // modeling code hard-codes these).
+  const bool attentionBias = (llama || gemma) && f.boolean("attention_bias", false);
   t.qkvBias = qwen2 || attentionBias;
   t.outputBias = attentionBias;
   t.mlpBias = llama && f.boolean("mlp_bias", false);
   if (f.ok())
     readSlidingWindow(f, t, mistral);
-  const std::string act = f.string("hidden_act", "silu");
+  if (gemma) {
+    // GemmaTextScaledWordEmbedding: hidden_size ** 0.5 as an f32 tensor.
+    t.embedScale = static_cast<float>(std::sqrt(static_cast<double>(t.hiddenSize)));
+    t.normScaleOffset = 1.0;
+  }
+  // Every one of these MLPs is down(act(gate(x)) * up(x)) with act = ACT2FN[hidden_act].
+  const std::string act = f.string("hidden_act", gemma ? "gelu_pytorch_tanh" : "silu");
   if (!f.ok())
     return;
-  if (act != "silu")
-    f.bad("hidden_act", "is '" + act + "'; the gated MLP mmc compiles is SwiGLU (silu)");
-  else if (t.numHeads % t.numKvHeads != 0)
+  if (std::optional<Activation> a = activationNamed(act))
+    t.mlpAct = *a;
+  else
+    f.bad("hidden_act", unknownActivation(act));
+  if (!f.ok())
+    return;
+  if (t.numHeads % t.numKvHeads != 0)
     f.bad("num_key_value_heads", "must divide num_attention_heads (GQA)");
   else if (t.headDim % 2 != 0 || t.headDim == 0 || t.headDim > kMaxHeadDim)
-    f.bad(headDimGiven ? "head_dim" : "hidden_size",
-          headDimGiven ? "must be even (rotary embedding)"
+    f.bad(headDimField ? "head_dim" : "hidden_size",
+          headDimField ? "must be even (rotary embedding)"
                        : "/ num_attention_heads (the head dim) must be even and at most 65536");
 }
 
-void readVision(Fields f, VisionConfig &v) {
-  v.modelType = f.string("model_type", "clip_vision_model");
-  const bool siglip = v.modelType == "siglip_vision_model";
-  if (!siglip && v.modelType != "clip_vision_model")
+void readVisionConfig(Fields f, const char *defaultType, VisionConfig &v) {
+  v.modelType = f.string("model_type", defaultType);
+  const bool clip = v.modelType == "clip_vision_model", siglip = v.modelType == "siglip_vision_model";
+  const bool navit = v.navit();
+  if (!clip && !siglip && !navit)
     return f.bad("model_type", "is '" + v.modelType +
-                                   "'; a LLaVA vision tower mmc compiles is clip_vision_model or "
-                                   "siglip_vision_model");
-  // LlavaConfig's default vision tower is CLIP ViT-L/14 at 336 px; otherwise the defaults
-  // of CLIPVisionConfig and SiglipVisionConfig.
-  v.hiddenSize = f.size("hidden_size", 768);
+                                   "'; a vision tower mmc compiles is clip_vision_model, "
+                                   "siglip_vision_model, idefics3_vision or smolvlm_vision");
+  // The defaults of CLIPVisionConfig, SiglipVisionConfig and Idefics3VisionConfig /
+  // SmolVLMVisionConfig (the families' own defaults for an absent vision_config are their
+  // callers').
+  v.hiddenSize = f.size("hidden_size", navit ? 1152 : 768);
   v.intermediateSize = f.size("intermediate_size", 3072);
   v.numLayers = f.size("num_hidden_layers", 12, kMaxLayers);
-  v.numHeads = f.size("num_attention_heads", 12);
+  v.numHeads = f.size("num_attention_heads", navit ? 16 : 12);
   v.imageSize = f.size("image_size", 224);
   v.patchSize = f.size("patch_size", siglip ? 16 : 32);
   v.numChannels = f.size("num_channels", 3);
-  v.layerNormEps = f.number("layer_norm_eps", siglip ? 1e-6 : 1e-5);
+  v.layerNormEps = f.number("layer_norm_eps", clip ? 1e-5 : 1e-6);
   if (v.layerNormEps < 0)
     f.bad("layer_norm_eps", "must be >= 0");
-  v.hiddenAct = f.string("hidden_act", siglip ? "gelu_pytorch_tanh" : "quick_gelu");
+  v.hiddenAct = f.string("hidden_act", clip ? "quick_gelu" : "gelu_pytorch_tanh");
   if (!f.ok())
     return;
   if (v.hiddenSize % v.numHeads != 0)
     f.bad("num_attention_heads", "must divide hidden_size");
   else if (!activationNamed(v.hiddenAct))
-    f.bad("hidden_act", "is '" + v.hiddenAct + "', no activation mmc compiles (gelu, gelu_new, "
-                        "gelu_pytorch_tanh, gelu_fast, quick_gelu, silu, swish, relu)");
+    f.bad("hidden_act", unknownActivation(v.hiddenAct));
   else if (v.imageSize % v.patchSize != 0)
     f.bad("patch_size", "must divide image_size");
-}
-
-} // namespace
-
-mlir::LogicalResult parseLlavaConfig(const json &config, const std::string &path, LlavaConfig &out,
-                                     std::string &error) {
-  std::string why;
-  Fields top(config, "", why);
-  // LlavaConfig's defaults for an absent sub-config: CLIP ViT-L/14-336 and Llama.
-  static const json clipL336 = {{"model_type", "clip_vision_model"}, {"hidden_size", 1024},
-                                {"intermediate_size", 4096},         {"num_hidden_layers", 24},
-                                {"num_attention_heads", 16},         {"image_size", 336},
-                                {"patch_size", 14}};
-  readVision(top.has("vision_config") ? top.object("vision_config")
-                                      : Fields(clipL336, "vision_config.", why),
-             out.vision);
-  readText(top.object("text_config"), out.text);
-  if (top.has("vision_feature_layer") && top.raw("vision_feature_layer").is_array()) {
-    out.featureLayers.clear();
-    for (const json &l : top.raw("vision_feature_layer")) {
-      if (!l.is_number_integer()) {
-        top.bad("vision_feature_layer", "holds a value that is not an integer");
-        break;
-      }
-      out.featureLayers.push_back(l.get<int64_t>());
-    }
-  } else {
-    out.featureLayers = {top.integer("vision_feature_layer", -2)};
-  }
-  out.selectStrategy = top.string("vision_feature_select_strategy", out.selectStrategy);
-  out.projectorAct = top.string("projector_hidden_act", out.projectorAct);
-  out.projectorBias = top.boolean("multimodal_projector_bias", out.projectorBias);
-  // transformers >= 5 keeps tie_word_embeddings on the top-level config; older ones on
-  // text_config.
-  out.tieWordEmbeddings = top.boolean(
-      "tie_word_embeddings", top.object("text_config").boolean("tie_word_embeddings", false));
-  if (top.ok()) {
-    const int64_t layers = out.vision.numLayers;
-    if (out.featureLayers.empty())
-      top.bad("vision_feature_layer", "is an empty list");
-    for (int64_t l : out.featureLayers)
-      if (l < -(layers + 1) || l > layers) {
-        top.bad("vision_feature_layer", "holds " + std::to_string(l) + ", outside the " +
-                                            std::to_string(layers + 1) + " hidden states of a " +
-                                            std::to_string(layers) + "-layer vision tower");
-        break;
-      }
-    if (out.selectStrategy != "default" && out.selectStrategy != "full")
-      top.bad("vision_feature_select_strategy",
-              "is '" + out.selectStrategy + "' (expected default or full)");
-    else if (!activationNamed(out.projectorAct))
-      top.bad("projector_hidden_act", "is '" + out.projectorAct + "', no activation mmc compiles "
-              "(gelu, gelu_new, gelu_pytorch_tanh, gelu_fast, quick_gelu, silu, swish, relu)");
-  }
-  if (!why.empty()) {
-    error = path + ": " + why;
-    return mlir::failure();
-  }
-  return mlir::success();
 }
 
 } // namespace mm::hf

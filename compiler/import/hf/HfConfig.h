@@ -11,6 +11,7 @@
 #ifndef MM_COMPILER_IMPORT_HF_HFCONFIG_H
 #define MM_COMPILER_IMPORT_HF_HFCONFIG_H
 
+#include "compiler/import/hf/ConfigFields.h"
 #include "mm/MMOps.h"
 
 #include "mlir/Support/LogicalResult.h"
@@ -37,9 +38,9 @@ struct RopeConfig {
   int64_t originalMaxPositions = 8192;
 };
 
-/// A Llama-family decoder: LlamaConfig, MistralConfig or Qwen2Config.
+/// A Llama-family decoder: LlamaConfig, MistralConfig, Qwen2Config or GemmaConfig.
 struct TextConfig {
-  std::string modelType;            ///< llama, mistral or qwen2
+  std::string modelType;            ///< llama, mistral, qwen2 or gemma
   int64_t hiddenSize = 0, intermediateSize = 0, numLayers = 0, numHeads = 0, numKvHeads = 0;
   int64_t headDim = 0;              ///< head_dim, else hidden_size / num_attention_heads
   int64_t vocabSize = 0;
@@ -53,16 +54,37 @@ struct TextConfig {
   /// max_window_layers on).
   int64_t slidingWindow = 0;
   std::vector<bool> slidingLayers;
+  /// Gemma (Team Gemma 2024; transformers' modeling_gemma.py): the embeddings times
+  /// sqrt(hidden_size) (GemmaTextScaledWordEmbedding: text tokens only, not the image
+  /// features spliced in after it), RMSNorm scales of 1 + weight, and the gated MLP's
+  /// activation from hidden_act (GeGLU with gelu_pytorch_tanh). 1, 0 and silu elsewhere.
+  double embedScale = 1.0;
+  double normScaleOffset = 0.0;
+  Activation mlpAct = Activation::silu;
+  /// Set by the family, not by text_config: added to position_ids before the rotary
+  /// embedding (PaliGemma counts positions from 1).
+  int64_t positionOffset = 0;
+  /// Set by the family: the tokens of one decoder call attend to each other in both
+  /// directions, and to every earlier token (PaliGemma's prefix-LM: the prompt, image
+  /// and text, is the prefix; each generated token attends causally).
+  bool prefixAttention = false;
 };
 
-/// A ViT image encoder: CLIPVisionConfig or SiglipVisionConfig.
+/// A ViT image encoder: CLIPVisionConfig, SiglipVisionConfig, or Idefics3VisionConfig /
+/// SmolVLMVisionConfig (SigLIP with NaViT-style position ids; the same at full size).
 struct VisionConfig {
-  std::string modelType;            ///< clip_vision_model or siglip_vision_model
+  std::string modelType; ///< clip_vision_model, siglip_vision_model, idefics3_vision, smolvlm_vision
   int64_t hiddenSize = 0, intermediateSize = 0, numLayers = 0, numHeads = 0;
   int64_t imageSize = 0, patchSize = 0, numChannels = 3;
   double layerNormEps = 1e-5;
   std::string hiddenAct;            ///< quick_gelu, gelu, gelu_pytorch_tanh, ...
   bool classToken() const { return modelType == "clip_vision_model"; }
+  /// Idefics3's NaViT-style ViT (Idefics3VisionEmbeddings), whose position ids for a
+  /// full-size frame are the patch indices (VisionTower.h).
+  bool navit() const {
+    return modelType == "idefics3_vision" || modelType == "smolvlm_vision";
+  }
+  int64_t gridSide() const { return imageSize / patchSize; }
   int64_t numPatches() const { return (imageSize / patchSize) * (imageSize / patchSize); }
 };
 
@@ -79,15 +101,49 @@ struct LlavaConfig {
   bool tieWordEmbeddings = false;
 };
 
+/// PaliGemmaForConditionalGeneration (Beyer et al. 2024): SigLIP's last hidden state
+/// (post_layernorm applied), one linear projection, a Gemma decoder with the prompt as a
+/// bidirectional prefix and positions counted from 1.
+struct PaliGemmaConfig {
+  TextConfig text;
+  VisionConfig vision;
+  int64_t projectionDim = 2048; ///< the projector's output: text_config.hidden_size
+  bool tieWordEmbeddings = true;
+};
+
+/// Idefics3ForConditionalGeneration and SmolVLMForConditionalGeneration (Laurencon et al.
+/// 2024; Marafioti et al. 2025): the ViT's last hidden state (post_layernorm applied),
+/// pixel shuffle by scale_factor (s x s neighbouring patches into one token of s^2 times
+/// the width), a linear projection without bias, a Llama-family decoder.
+struct Idefics3Config {
+  TextConfig text;
+  VisionConfig vision;
+  int64_t scaleFactor = 2;
+  bool tieWordEmbeddings = false;
+};
+
 /// The mm.linear epilogue for a transformers activation name (ACT2FN): gelu, gelu_new /
 /// gelu_pytorch_tanh / gelu_fast (tanh approximation), quick_gelu, silu / swish, relu;
 /// std::nullopt for another.
 std::optional<Activation> activationNamed(llvm::StringRef name);
+/// The message for a config field holding the activation `name` that activationNamed
+/// does not know: "is 'NAME', no activation mmc compiles (gelu, ...)".
+std::string unknownActivation(llvm::StringRef name);
 
-/// Reads a LLaVA config.json (`config`, parsed from `path`). Fails with a message naming
-/// the file and the field in `error`.
+/// Reads a text_config (model_type defaulting to `defaultType`) and a vision_config
+/// (likewise) into `t` / `v`, with the transformers defaults of their model_type; a bad
+/// field is recorded in `f`'s error.
+void readTextConfig(Fields f, const char *defaultType, TextConfig &t);
+void readVisionConfig(Fields f, const char *defaultType, VisionConfig &v);
+
+/// Read a config.json of the family (`config`, parsed from `path`). Each fails with a
+/// message naming the file and the field in `error` (FamilyConfigs.cpp).
 mlir::LogicalResult parseLlavaConfig(const nlohmann::json &config, const std::string &path,
                                      LlavaConfig &out, std::string &error);
+mlir::LogicalResult parsePaliGemmaConfig(const nlohmann::json &config, const std::string &path,
+                                         PaliGemmaConfig &out, std::string &error);
+mlir::LogicalResult parseIdefics3Config(const nlohmann::json &config, const std::string &path,
+                                        Idefics3Config &out, std::string &error);
 
 } // namespace mm::hf
 

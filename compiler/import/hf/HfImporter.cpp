@@ -1,7 +1,7 @@
 //===- HfImporter.cpp - Hugging Face model folders into the `mm` dialect -----===//
 #include "compiler/import/hf/HfImporter.h"
 
-#include "compiler/import/hf/Llava.h"
+#include "compiler/import/hf/Architectures.h"
 #include "compiler/import/hf/Safetensors.h"
 #include "compiler/support/JsonFile.h"
 #include "mm/MMDialect.h"
@@ -24,7 +24,11 @@ struct Architecture {
 };
 
 const std::vector<Architecture> &architectures() {
-  static const std::vector<Architecture> all = {{"LlavaForConditionalGeneration", hf::buildLlava}};
+  static const std::vector<Architecture> all = {
+      {"LlavaForConditionalGeneration", hf::buildLlava},
+      {"PaliGemmaForConditionalGeneration", hf::buildPaliGemma},
+      {"Idefics3ForConditionalGeneration", hf::buildIdefics3},
+      {"SmolVLMForConditionalGeneration", hf::buildIdefics3}};
   return all;
 }
 

@@ -46,9 +46,10 @@ struct DecoderInputs {
 };
 
 /// The additive attention mask [batch, 1, seq, total]: 0 where key position j <= query
-/// position q = past + i, attention_mask[b, j] is 1 and, with a sliding window W > 0
-/// (transformers' sliding_window_overlay), q - j < W; -inf elsewhere.
-Value attentionMask(GraphBuilder &g, int64_t window, const DecoderInputs &in) {
+/// position q = past + i (or, with `prefix`, j >= past: a key of this call), where
+/// attention_mask[b, j] is 1 and, with a sliding window W > 0 (transformers'
+/// sliding_window_overlay), q - j < W; -inf elsewhere.
+Value attentionMask(GraphBuilder &g, int64_t window, bool prefix, const DecoderInputs &in) {
   OpBuilder &b = g.builder();
   Type i64 = b.getI64Type(), i1 = b.getI1Type();
   Value total = g.scalarDim(in.mask, 1), seq = g.scalarDim(in.embeds, 1);
@@ -60,6 +61,12 @@ Value attentionMask(GraphBuilder &g, int64_t window, const DecoderInputs &in) {
   Value k4 = g.unsqueeze(keys, {0, 1, 2});      // [1, 1, 1, total]
   Value q4 = g.unsqueeze(queries, {0, 1, 3});   // [1, 1, seq, 1]
   Value causal = g.create<LessOrEqualOp>(g.tensorType({1, 1, kDyn, kDyn}, i1), k4, q4);
+  if (prefix) {
+    // PaliGemma's prefix-LM (modeling_paligemma.py's block_sequence_ids: the prompt, token
+    // type 0, is one bidirectional block): the keys of this call are visible too.
+    Value thisCall = g.create<GreaterOrEqualOp>(g.tensorType({1, 1, 1, kDyn}, i1), k4, past);
+    causal = g.create<OrOp>(causal.getType(), causal, thisCall);
+  }
   if (window > 0) {
     Value distance = g.create<SubOp>(g.tensorType({1, 1, kDyn, kDyn}, i64), q4, k4);
     Value inWindow = g.create<LessOp>(g.tensorType({1, 1, kDyn, kDyn}, i1), distance,
@@ -74,11 +81,14 @@ Value attentionMask(GraphBuilder &g, int64_t window, const DecoderInputs &in) {
                            minusInf);
 }
 
-/// cos and sin [batch, seq, head_dim] of the positions (HF's rotate-half layout: the
-/// frequencies twice), computed in f32 and then cast to the compute type.
+/// cos and sin [batch, seq, head_dim] of the positions (plus the family's offset; HF's
+/// rotate-half layout: the frequencies twice), computed in f32 and then cast to the
+/// compute type.
 std::pair<Value, Value> rotaryTables(GraphBuilder &g, const TextConfig &t, Value positions) {
   Type f32 = g.builder().getF32Type();
   std::vector<float> inv = rotaryInverseFrequencies(t);
+  if (t.positionOffset != 0)
+    positions = g.add(positions, g.i64Scalar(t.positionOffset));
   Value pos = g.unsqueeze(g.cast(positions, f32), {2});          // [batch, seq, 1]
   Value freqs = g.create<MulOp>(g.tensorType({kDyn, kDyn, t.headDim / 2}, f32), pos,
                                 g.floats(inv, {t.headDim / 2}, f32));
@@ -97,8 +107,12 @@ LayerOut decoderLayer(GraphBuilder &g, const TextConfig &t, const Prefixes &mode
                       Value x, Value mask, std::pair<Value, Value> rope, Value pastK, Value pastV) {
   const std::string p = "layers." + std::to_string(i) + ".";
   const int64_t hd = t.headDim, qN = t.numHeads * hd, kvN = t.numKvHeads * hd;
+  auto norm = [&](Value in, const std::string &name) {
+    return g.rmsNorm(in, g.weight(model, p + name + ".weight", {t.hiddenSize}), t.rmsNormEps,
+                     t.normScaleOffset);
+  };
   g.at(model.front() + p + "self_attn");
-  Value h = g.rmsNorm(x, g.weight(model, p + "input_layernorm.weight", {t.hiddenSize}), t.rmsNormEps);
+  Value h = norm(x, "input_layernorm");
   Value q = g.splitHeads(g.linear(h, model, p + "self_attn.q_proj", qN, t.qkvBias), t.numHeads, hd);
   Value k = g.splitHeads(g.linear(h, model, p + "self_attn.k_proj", kvN, t.qkvBias), t.numKvHeads, hd);
   Value v = g.splitHeads(g.linear(h, model, p + "self_attn.v_proj", kvN, t.qkvBias), t.numKvHeads, hd);
@@ -109,10 +123,14 @@ LayerOut decoderLayer(GraphBuilder &g, const TextConfig &t, const Prefixes &mode
   Value o = g.linear(g.mergeHeads(a), model, p + "self_attn.o_proj", t.hiddenSize, t.outputBias);
   x = g.add(x, o);
   g.at(model.front() + p + "mlp");
-  h = g.rmsNorm(x, g.weight(model, p + "post_attention_layernorm.weight", {t.hiddenSize}), t.rmsNormEps);
-  Value gate = g.linear(h, model, p + "mlp.gate_proj", t.intermediateSize, t.mlpBias);
+  h = norm(x, "post_attention_layernorm");
+  // down(act(gate(x)) * up(x)): SwiGLU for silu, else the activation as gate's epilogue
+  // (Gemma's GeGLU).
+  const bool swiglu = t.mlpAct == Activation::silu;
+  Value gate = g.linear(h, model, p + "mlp.gate_proj", t.intermediateSize, t.mlpBias,
+                        swiglu ? Activation::none : t.mlpAct);
   Value up = g.linear(h, model, p + "mlp.up_proj", t.intermediateSize, t.mlpBias);
-  Value s = g.create<SwiGLUOp>(gate.getType(), gate, up);
+  Value s = swiglu ? Value(g.create<SwiGLUOp>(gate.getType(), gate, up)) : g.mul(gate, up);
   x = g.add(x, g.linear(s, model, p + "mlp.down_proj", t.hiddenSize, t.mlpBias));
   return {x, keys, values};
 }
@@ -128,6 +146,8 @@ void buildEmbedding(ModuleOp module, Location loc, const TextConfig &t, const Te
   Value table = g.weight(prefixes.model, "embed_tokens.weight", {t.vocabSize, t.hiddenSize});
   Value e = g.create<GatherOp>(g.tensorType({kDyn, kDyn, t.hiddenSize}, ft), table,
                                fn.getArgument(0), 0);
+  if (t.embedScale != 1.0)
+    e = g.mul(e, g.floats({static_cast<float>(t.embedScale)}, {}, ft));
   finishFunction(fn, {e}, {{"inputs_embeds", e.getType(), {"batch", "seq", ""}, ValueRole::inputsEmbeds}});
   if (g.failed())
     error = g.error();
@@ -162,9 +182,10 @@ void buildDecoder(ModuleOp module, Location loc, const TextConfig &t, bool tied,
     in.pastValues.push_back(fn.getArgument(4 + 2 * i));
   }
   g.at(prefixes.model.front() + "rotary_emb");
-  Value mask = attentionMask(g, 0, in);
-  Value slidingMask = llvm::is_contained(t.slidingLayers, true) ? attentionMask(g, t.slidingWindow, in)
-                                                                  : Value();
+  Value mask = attentionMask(g, 0, t.prefixAttention, in);
+  Value slidingMask = llvm::is_contained(t.slidingLayers, true)
+                          ? attentionMask(g, t.slidingWindow, t.prefixAttention, in)
+                          : Value();
   auto rope = rotaryTables(g, t, in.positions);
   Value x = in.embeds;
   std::vector<Value> results(1);
@@ -180,7 +201,8 @@ void buildDecoder(ModuleOp module, Location loc, const TextConfig &t, bool tied,
     }
   }
   g.at(prefixes.model.front() + "norm");
-  x = g.rmsNorm(x, g.weight(prefixes.model, "norm.weight", {t.hiddenSize}), t.rmsNormEps);
+  x = g.rmsNorm(x, g.weight(prefixes.model, "norm.weight", {t.hiddenSize}), t.rmsNormEps,
+                t.normScaleOffset);
   g.at(tied ? prefixes.model.front() + "embed_tokens" : prefixes.lmHead.front() + "lm_head");
   Value head = tied ? g.linearWeight(prefixes.model, "embed_tokens.weight", t.vocabSize, t.hiddenSize)
                     : g.linearWeight(prefixes.lmHead, "lm_head.weight", t.vocabSize, t.hiddenSize);

@@ -1,8 +1,9 @@
 //===- TextDecoder.h - Llama-family decoders from a checkpoint ---------------===//
 //
-// The embedding and the decoder of LlamaForCausalLM, MistralForCausalLM and
-// Qwen2ForCausalLM (transformers' modeling_llama.py and its copies), built at the fused
-// level with the ONNX exports' signatures (Optimum's names) and the model contract set:
+// The embedding and the decoder of LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM
+// and GemmaForCausalLM (transformers' modeling_llama.py and its copies, modeling_gemma.py),
+// built at the fused level with the ONNX exports' signatures (Optimum's names) and the
+// model contract set:
 //
 //   @embed_tokens(input_ids [batch, seq] i64) -> inputs_embeds [batch, seq, hidden]
 //   @decoder_model_merged(inputs_embeds, attention_mask [batch, total] i64,
@@ -12,9 +13,11 @@
 //
 // Each layer: RMSNorm, q/k/v projections (nn.Linear [N, K] weights as transposes the plan
 // writer folds; -mm-fuse-linear merges them), rotary embedding on q and k, the KV append,
-// attention under the causal and padding mask (additive, 0 / -inf, [batch, 1, seq,
-// total]), o_proj, residual add, RMSNorm, SwiGLU MLP, residual add; then the final norm and
-// lm_head (the embedding matrix when tied).
+// attention under the causal (or prefix-LM) and padding mask (additive, 0 / -inf, [batch,
+// 1, seq, total]), o_proj, residual add, RMSNorm, the gated MLP (SwiGLU; Gemma's GeGLU),
+// residual add; then the final norm and lm_head (the embedding matrix when tied). Gemma's
+// embedding scale and 1 + w norm scales, and a family's position offset, as TextConfig
+// says.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MM_COMPILER_IMPORT_HF_TEXTDECODER_H

@@ -12,6 +12,7 @@ Value embeddings(GraphBuilder &g, const VisionConfig &v, const Prefixes &pre, Va
   const int64_t h = v.hiddenSize, p = v.patchSize, grid = v.imageSize / v.patchSize;
   g.at(pre.front() + "embeddings");
   Value w = g.weight(pre, "embeddings.patch_embedding.weight", {h, v.numChannels, p, p});
+  // CLIP's patch embedding has no bias; SigLIP's and Idefics3's have one.
   Value b = v.classToken() ? Value() : g.weight(pre, "embeddings.patch_embedding.bias", {h});
   Value conv = g.create<ConvOp>(g.tensorType({kDyn, h, grid, grid}, g.floatType()), pixels, w, b,
                                 ArrayRef<int64_t>{p, p}, ArrayRef<int64_t>{0, 0, 0, 0},
@@ -59,7 +60,7 @@ Value encoderLayer(GraphBuilder &g, const VisionConfig &v, const Prefixes &pre, 
 
 std::vector<Value> visionHiddenStates(GraphBuilder &g, const VisionConfig &v, const Prefixes &pre,
                                       Value pixels, int64_t upTo) {
-  const Activation act = *activationNamed(v.hiddenAct); // checked by parseLlavaConfig
+  const Activation act = *activationNamed(v.hiddenAct); // checked by readVisionConfig
   g.expectLayers(pre, "encoder.layers.", v.numLayers, "vision_config.num_hidden_layers");
   if (g.failed())
     return {};
@@ -67,6 +68,34 @@ std::vector<Value> visionHiddenStates(GraphBuilder &g, const VisionConfig &v, co
   for (int64_t i = 0; i < upTo && !g.failed(); ++i)
     states.push_back(encoderLayer(g, v, pre, i, states.back(), act));
   return states;
+}
+
+Value visionLastHiddenState(GraphBuilder &g, const VisionConfig &v, const Prefixes &pre, Value pixels) {
+  std::vector<Value> states = visionHiddenStates(g, v, pre, pixels, v.numLayers);
+  if (g.failed())
+    return pixels;
+  g.at(pre.front() + "post_layernorm");
+  return g.layerNorm(states.back(), g.weight(pre, "post_layernorm.weight", {v.hiddenSize}),
+                     g.weight(pre, "post_layernorm.bias", {v.hiddenSize}), v.layerNormEps);
+}
+
+LogicalResult buildVisionEncoder(ModuleOp module, Location loc, const VisionConfig &v,
+                                 const TensorMap &tensors, Type ft,
+                                 llvm::function_ref<Value(GraphBuilder &, Value)> features,
+                                 std::string &error) {
+  Port pixels{"pixel_values", RankedTensorType::get({kDyn, v.numChannels, v.imageSize, v.imageSize}, ft),
+              {"batch", "", "", ""}, contract::ValueRole::pixelValues};
+  func::FuncOp fn =
+      createFunction(module, loc, "vision_encoder", contract::FunctionRole::visionEncoder, {pixels});
+  GraphBuilder g(fn.getBody().front(), loc, tensors, ft);
+  Value x = features(g, fn.getArgument(0));
+  if (g.failed()) {
+    error = g.error();
+    return failure();
+  }
+  finishFunction(fn, {x}, {{"image_features", x.getType(), {"batch", "", ""},
+                            contract::ValueRole::imageFeatures}});
+  return success();
 }
 
 } // namespace mm::hf

@@ -10,7 +10,15 @@
 //     head_dim^-0.5, no mask), out_proj, residual add, LayerNorm, fc1 with hidden_act as
 //     its epilogue, fc2, residual add.
 // hidden_states[0] is the embeddings' output and hidden_states[i] layer i's, as in
-// transformers' output_hidden_states (post_layernorm is not applied to them).
+// transformers' output_hidden_states (post_layernorm is not applied to them; it is to
+// last_hidden_state). Idefics3's ViT (Idefics3VisionTransformer, SmolVLM's the same) is
+// SigLIP's with NaViT-style position ids (Dehghani et al. 2023): a patch's fractional
+// coordinates in the image, bucketed into the grid of position embeddings. For the
+// full-size frames its processor makes (tiles and the resized global image) they are the
+// patch indices, which is what this builds. (transformers computes them with f32
+// fractions and torch.bucketize, whose rounding repeats some ids for some grids: on the
+// CPU for a side of 25, 29 or 31 patches, not for 24, 26 or 32 (SmolVLM's); mmc uses the
+// exact indices.)
 //
 //===----------------------------------------------------------------------===//
 #ifndef MM_COMPILER_IMPORT_HF_VISIONTOWER_H
@@ -27,6 +35,19 @@ namespace mm::hf {
 std::vector<mlir::Value> visionHiddenStates(GraphBuilder &g, const VisionConfig &v,
                                             const Prefixes &prefixes, mlir::Value pixels,
                                             int64_t upTo);
+
+/// SiglipVisionModel's and Idefics3VisionTransformer's last_hidden_state [batch, patches,
+/// hidden]: every layer, then post_layernorm.
+mlir::Value visionLastHiddenState(GraphBuilder &g, const VisionConfig &v, const Prefixes &prefixes,
+                                  mlir::Value pixels);
+
+/// Adds @vision_encoder(pixel_values [batch, channels, image_size, image_size]) ->
+/// image_features [batch, F, D] (the roles pixel_values and image_features) to `module`;
+/// `features` builds the features from the pixels. Fails with the builder's first error.
+mlir::LogicalResult buildVisionEncoder(mlir::ModuleOp module, mlir::Location loc, const VisionConfig &v,
+                                       const TensorMap &tensors, mlir::Type floatType,
+                                       llvm::function_ref<mlir::Value(GraphBuilder &, mlir::Value)> features,
+                                       std::string &error);
 
 } // namespace mm::hf
 

@@ -1,0 +1,140 @@
+//===- FamilyConfigs.cpp - the top-level config.json of each family ----------===//
+//
+// LlavaConfig, PaliGemmaConfig and Idefics3Config / SmolVLMConfig as transformers (v5)
+// reads them: their own fields, and their defaults for an absent sub-config (a present
+// one takes the defaults of its own model_type, as CONFIG_MAPPING[model_type](**dict)).
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/import/hf/HfConfig.h"
+
+using json = nlohmann::json;
+
+namespace mm::hf {
+namespace {
+
+/// transformers >= 5 keeps tie_word_embeddings on the top-level config; older ones on
+/// text_config.
+bool tieWordEmbeddings(Fields &top, bool fallback) {
+  return top.boolean("tie_word_embeddings",
+                     top.object("text_config").boolean("tie_word_embeddings", fallback));
+}
+
+mlir::LogicalResult finish(const std::string &why, const std::string &path, std::string &error) {
+  if (why.empty())
+    return mlir::success();
+  error = path + ": " + why;
+  return mlir::failure();
+}
+
+} // namespace
+
+mlir::LogicalResult parseLlavaConfig(const json &config, const std::string &path, LlavaConfig &out,
+                                     std::string &error) {
+  std::string why;
+  Fields top(config, "", why);
+  // LlavaConfig's defaults for an absent sub-config: CLIP ViT-L/14-336 and Llama.
+  static const json clipL336 = {{"model_type", "clip_vision_model"}, {"hidden_size", 1024},
+                                {"intermediate_size", 4096},         {"num_hidden_layers", 24},
+                                {"num_attention_heads", 16},         {"image_size", 336},
+                                {"patch_size", 14}};
+  readVisionConfig(top.has("vision_config") ? top.object("vision_config")
+                                            : Fields(clipL336, "vision_config.", why),
+                   "clip_vision_model", out.vision);
+  readTextConfig(top.object("text_config"), "llama", out.text);
+  if (top.has("vision_feature_layer") && top.raw("vision_feature_layer").is_array()) {
+    out.featureLayers.clear();
+    for (const json &l : top.raw("vision_feature_layer")) {
+      if (!l.is_number_integer()) {
+        top.bad("vision_feature_layer", "holds a value that is not an integer");
+        break;
+      }
+      out.featureLayers.push_back(l.get<int64_t>());
+    }
+  } else {
+    out.featureLayers = {top.integer("vision_feature_layer", -2)};
+  }
+  out.selectStrategy = top.string("vision_feature_select_strategy", out.selectStrategy);
+  out.projectorAct = top.string("projector_hidden_act", out.projectorAct);
+  out.projectorBias = top.boolean("multimodal_projector_bias", out.projectorBias);
+  out.tieWordEmbeddings = tieWordEmbeddings(top, false);
+  if (top.ok()) {
+    const int64_t layers = out.vision.numLayers;
+    if (out.featureLayers.empty())
+      top.bad("vision_feature_layer", "is an empty list");
+    for (int64_t l : out.featureLayers)
+      if (l < -(layers + 1) || l > layers) {
+        top.bad("vision_feature_layer", "holds " + std::to_string(l) + ", outside the " +
+                                            std::to_string(layers + 1) + " hidden states of a " +
+                                            std::to_string(layers) + "-layer vision tower");
+        break;
+      }
+    if (out.selectStrategy != "default" && out.selectStrategy != "full")
+      top.bad("vision_feature_select_strategy",
+              "is '" + out.selectStrategy + "' (expected default or full)");
+    else if (!activationNamed(out.projectorAct))
+      top.bad("projector_hidden_act", unknownActivation(out.projectorAct));
+  }
+  return finish(why, path, error);
+}
+
+mlir::LogicalResult parsePaliGemmaConfig(const json &config, const std::string &path,
+                                         PaliGemmaConfig &out, std::string &error) {
+  std::string why;
+  Fields top(config, "", why);
+  // PaliGemmaConfig's defaults for an absent sub-config: SigLIP So400m/14 at 224 px and
+  // Gemma-2B with one KV head.
+  static const json so400m = {{"model_type", "siglip_vision_model"}, {"hidden_size", 1152},
+                              {"intermediate_size", 4096},           {"num_hidden_layers", 27},
+                              {"num_attention_heads", 16},           {"image_size", 224},
+                              {"patch_size", 14}};
+  readVisionConfig(top.has("vision_config") ? top.object("vision_config")
+                                            : Fields(so400m, "vision_config.", why),
+                   "siglip_vision_model", out.vision);
+  const json gemma2b = {{"model_type", "gemma"},         {"hidden_size", 2048},
+                        {"num_hidden_layers", 18},        {"intermediate_size", 16384},
+                        {"num_attention_heads", 8},       {"num_key_value_heads", 1},
+                        {"vocab_size", top.size("vocab_size", 257152)}};
+  readTextConfig(top.has("text_config") ? top.object("text_config")
+                                        : Fields(gemma2b, "text_config.", why),
+                 "gemma", out.text);
+  out.projectionDim = top.size("projection_dim", out.projectionDim);
+  out.tieWordEmbeddings = tieWordEmbeddings(top, true);
+  if (top.ok() && out.vision.classToken())
+    top.object("vision_config").bad("model_type", "is clip_vision_model; PaliGemma's vision tower is SigLIP");
+  else if (top.ok() && out.projectionDim != out.text.hiddenSize)
+    top.bad("projection_dim", "is " + std::to_string(out.projectionDim) +
+                                  "; the projected image features replace token embeddings, so it "
+                                  "must equal text_config.hidden_size (" +
+                                  std::to_string(out.text.hiddenSize) + ")");
+  // modeling_paligemma.py: positions count from 1, and the prompt attends bidirectionally.
+  out.text.positionOffset = 1;
+  out.text.prefixAttention = true;
+  return finish(why, path, error);
+}
+
+mlir::LogicalResult parseIdefics3Config(const json &config, const std::string &path,
+                                        Idefics3Config &out, std::string &error) {
+  std::string why;
+  Fields top(config, "", why);
+  const bool smolvlm = top.string("model_type", "idefics3") == "smolvlm";
+  readVisionConfig(top.object("vision_config"), smolvlm ? "smolvlm_vision" : "idefics3_vision",
+                   out.vision);
+  // Idefics3Config's default text model: Llama with rms_norm_eps 1e-5.
+  static const json llama = {{"model_type", "llama"}, {"rms_norm_eps", 1e-5}};
+  readTextConfig(top.has("text_config") ? top.object("text_config")
+                                        : Fields(llama, "text_config.", why),
+                 "llama", out.text);
+  out.scaleFactor = top.size("scale_factor", out.scaleFactor);
+  out.tieWordEmbeddings = tieWordEmbeddings(top, false);
+  if (top.ok() && !out.vision.navit())
+    top.object("vision_config").bad("model_type", "is '" + out.vision.modelType +
+                                    "'; Idefics3's vision tower is idefics3_vision or smolvlm_vision");
+  else if (top.ok() && out.vision.gridSide() % out.scaleFactor != 0)
+    top.bad("scale_factor", "is " + std::to_string(out.scaleFactor) +
+                                ", which does not divide the patch grid's side (" +
+                                std::to_string(out.vision.gridSide()) +
+                                " = image_size / patch_size): the pixel shuffle needs it to");
+  return finish(why, path, error);
+}
+
+} // namespace mm::hf

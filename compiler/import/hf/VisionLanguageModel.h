@@ -1,0 +1,39 @@
+//===- VisionLanguageModel.h - what every architecture builder shares ---------===//
+//
+// A family's builder (Architectures.h) reads its config and says how its image features
+// are computed; this builds the three functions from that: @vision_encoder
+// (VisionTower.h's buildVisionEncoder) and the text model's @embed_tokens and
+// @decoder_model_merged (TextDecoder.h).
+//
+// The graph is built in f32 whatever the checkpoint's dtype (its weights cast, casts the
+// plan writer folds): the compute type is the pipeline's (--dtype; auto: the weights'
+// own, modelFloatType), and the signature stays f32 as for an f32 export, so a bf16
+// checkpoint compiled with --dtype f32 reads f32 pixels and writes f32 features.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MM_COMPILER_IMPORT_HF_VISIONLANGUAGEMODEL_H
+#define MM_COMPILER_IMPORT_HF_VISIONLANGUAGEMODEL_H
+
+#include "compiler/import/hf/TextDecoder.h"
+#include "compiler/import/hf/VisionTower.h"
+
+namespace mm::hf {
+
+/// The tensor-name spellings of LLaVA and PaliGemma (transformers >= 4.52 first, then
+/// the earlier ones, which llava-hf's checkpoints and transformers 5's save_pretrained of
+/// both write): language_model (text), vision_tower, multi_modal_projector.
+extern const TextPrefixes kLanguageModelPrefixes;
+extern const Prefixes kVisionTowerPrefixes, kProjectorPrefixes;
+
+/// The functions of a model from config.json at `configPath` into `module`; `features`
+/// computes the image features [batch, F, text hidden] from the pixels. Fails with a
+/// message in `error`.
+mlir::LogicalResult
+buildVisionLanguageModel(mlir::ModuleOp module, const std::string &configPath, const VisionConfig &v,
+                         llvm::function_ref<mlir::Value(GraphBuilder &, mlir::Value)> features,
+                         const TextConfig &t, bool tiedEmbeddings, const TextPrefixes &textPrefixes,
+                         const TensorMap &tensors, std::string &error);
+
+} // namespace mm::hf
+
+#endif // MM_COMPILER_IMPORT_HF_VISIONLANGUAGEMODEL_H
