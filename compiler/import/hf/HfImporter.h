@@ -7,9 +7,10 @@
 // mm.swiglu, activations as linear epilogues) with the functions, names, roles and
 // KV-cache pairs of the ONNX path (compiler/import/onnx), so that every pass after import
 // is shared. Weights are `mm.weight` references into the safetensors files (their headers
-// are the only bytes read). Supported: LlavaForConditionalGeneration with a CLIP or SigLIP
-// vision tower and a Llama, Mistral or Qwen2 text model; tensor names as transformers
-// writes them before and after its 4.52 renames.
+// are the only bytes read). Supported (Architectures.h): LlavaForConditionalGeneration
+// (CLIP or SigLIP vision), PaliGemmaForConditionalGeneration, Idefics3ForConditionalGeneration
+// and SmolVLMForConditionalGeneration, with a Llama, Mistral, Qwen2 or Gemma text model;
+// tensor names as transformers writes them before and after its 4.52 renames.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MM_COMPILER_IMPORT_HF_HFIMPORTER_H

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""A numpy (float64) reference of transformers' LlavaForConditionalGeneration for the
-configurations the HF importer builds (CLIP / SigLIP vision; Llama / Mistral / Qwen2 text),
-written from modeling_llava.py, modeling_clip.py, modeling_siglip.py and modeling_llama.py
-(with Mistral's sliding window and Qwen2's per-layer windows), and a driver that checks mmc
-against it without torch:
+"""A numpy (float64) reference of transformers' LlavaForConditionalGeneration,
+PaliGemmaForConditionalGeneration and Idefics3ForConditionalGeneration for the
+configurations the HF importer builds (CLIP / SigLIP / Idefics3 vision; Llama / Mistral /
+Qwen2 / Gemma text), written from modeling_llava.py, modeling_paligemma.py,
+modeling_idefics3.py, modeling_clip.py, modeling_siglip.py, modeling_llama.py (with
+Mistral's sliding window and Qwen2's per-layer windows) and modeling_gemma.py, and a
+driver that checks mmc against it without torch:
 
   hf_numpy_reference.py MMC MMRUN WORK [CASE ...]
 
@@ -83,7 +85,29 @@ def vision(W, vc, pix, pre):
         states.append(x)
     return states
 
+def family(cfg):
+    return {"PaliGemmaForConditionalGeneration": "paligemma",
+            "Idefics3ForConditionalGeneration": "idefics3"}.get(cfg["architectures"][0], "llava")
+
+# Tensor-name prefixes per family: vision tower, projector / connector, text model, lm_head.
+PREFIXES = {"llava": ("vision_tower.vision_model.", "multi_modal_projector.", "language_model.model.", "language_model."),
+            "paligemma": ("vision_tower.vision_model.", "multi_modal_projector.", "language_model.model.", "language_model."),
+            "idefics3": ("model.vision_model.", "model.connector.", "model.text_model.", "")}
+
+def pixel_shuffle(x, s):
+    B, n2, E = x.shape; n = int(round(n2 ** 0.5))
+    x = x.reshape(B, n, n // s, E * s).transpose(0, 2, 1, 3)
+    x = x.reshape(B, n // s, n // s, E * s * s).transpose(0, 2, 1, 3)
+    return x.reshape(B, n2 // (s * s), E * s * s)
+
 def image_features(W, cfg, pix, vpre, ppre):
+    fam = family(cfg)
+    if fam != "llava":  # last_hidden_state: every layer, then post_layernorm
+        vc = cfg["vision_config"]
+        x = ln(vision(W, vc, pix, vpre)[-1], W[vpre + "post_layernorm.weight"], W[vpre + "post_layernorm.bias"],
+               vc.get("layer_norm_eps", 1e-6))
+        if fam == "paligemma": return lin(W, x, ppre + "linear", True)
+        return lin(W, pixel_shuffle(x, cfg.get("scale_factor", 2)), ppre + "modality_projection.proj", False)
     st = vision(W, cfg["vision_config"], pix, vpre)
     L = cfg.get("vision_feature_layer", -2)
     Ls = L if isinstance(L, list) else [L]
@@ -114,14 +138,17 @@ def inv_freq(tc, hd):
         inv = np.where(med, sm, il)
     return inv.astype(np.float64)
 
-def decoder(W, tc, embeds, mask, pos, past, tpre, hpre, tied, layer_windows):
+def decoder(W, tc, embeds, mask, pos, past, tpre, hpre, tied, layer_windows, prefix=False):
     h = tc["hidden_size"]; heads = tc["num_attention_heads"]; kvh = tc.get("num_key_value_heads", heads)
     hd = tc.get("head_dim") or h // heads
     mt = tc.get("model_type", "llama")
-    qkvb = mt == "qwen2" or (mt == "llama" and tc.get("attention_bias", False))
-    ob = mt == "llama" and tc.get("attention_bias", False)
+    gemma = mt == "gemma"
+    qkvb = mt == "qwen2" or (mt in ("llama", "gemma") and tc.get("attention_bias", False))
+    ob = mt in ("llama", "gemma") and tc.get("attention_bias", False)
     mb = mt == "llama" and tc.get("mlp_bias", False)
     eps = tc.get("rms_norm_eps", 1e-6)
+    norm = lambda x, w: rms(x, (1 + w) if gemma else w, eps)  # GemmaRMSNorm: 1 + w
+    mlp_act = tc.get("hidden_act", "gelu_pytorch_tanh" if gemma else "silu")
     inv = inv_freq(tc, hd)
     fr = pos[..., None] * inv
     emb = np.concatenate([fr, fr], -1); cos, sin = np.cos(emb)[:, None], np.sin(emb)[:, None]
@@ -131,7 +158,7 @@ def decoder(W, tc, embeds, mask, pos, past, tpre, hpre, tied, layer_windows):
     T = mask.shape[1]
     for i in range(tc["num_hidden_layers"]):
         P = tpre + f"layers.{i}."
-        n = rms(x, W[P + "input_layernorm.weight"], eps)
+        n = norm(x, W[P + "input_layernorm.weight"])
         q = lin(W, n, P + "self_attn.q_proj", qkvb).reshape(B, S, heads, hd).transpose(0, 2, 1, 3)
         k = lin(W, n, P + "self_attn.k_proj", qkvb).reshape(B, S, kvh, hd).transpose(0, 2, 1, 3)
         v = lin(W, n, P + "self_attn.v_proj", qkvb).reshape(B, S, kvh, hd).transpose(0, 2, 1, 3)
@@ -143,6 +170,7 @@ def decoder(W, tc, embeds, mask, pos, past, tpre, hpre, tied, layer_windows):
         qi = np.arange(S)[:, None] + Pst; kj = np.arange(T)[None, :]
         allow = (kj <= qi)
         W_ = layer_windows[i]
+        if prefix: allow = allow | (kj >= Pst)  # PaliGemma: this call's tokens see each other
         if W_: allow = allow & (qi - kj < W_)
         allow = allow[None] & (mask[:, None, :] > 0)
         add = np.where(allow, 0.0, -np.inf)[:, None]
@@ -150,16 +178,17 @@ def decoder(W, tc, embeds, mask, pos, past, tpre, hpre, tied, layer_windows):
         kk = np.repeat(k, rep, 1); vv = np.repeat(v, rep, 1)
         o = softmax(q @ kk.transpose(0, 1, 3, 2) * hd ** -0.5 + add) @ vv
         x = x + lin(W, o.transpose(0, 2, 1, 3).reshape(B, S, heads * hd), P + "self_attn.o_proj", ob)
-        n = rms(x, W[P + "post_attention_layernorm.weight"], eps)
-        x = x + lin(W, act("silu", lin(W, n, P + "mlp.gate_proj", mb)) * lin(W, n, P + "mlp.up_proj", mb), P + "mlp.down_proj", mb)
-    x = rms(x, W[tpre + "norm.weight"], eps)
+        n = norm(x, W[P + "post_attention_layernorm.weight"])
+        x = x + lin(W, act(mlp_act, lin(W, n, P + "mlp.gate_proj", mb)) * lin(W, n, P + "mlp.up_proj", mb), P + "mlp.down_proj", mb)
+    x = norm(x, W[tpre + "norm.weight"])
     head = W[tpre + "embed_tokens.weight"] if tied else W[hpre + "lm_head.weight"]
     return x @ head.T, presents
 
 def make_weights(cfg, rng, tied):
     vc, tc = cfg["vision_config"], cfg["text_config"]
     clip = vc["model_type"] == "clip_vision_model"
-    V = "vision_tower.vision_model."; T = "language_model.model."; H = "language_model."; Pp = "multi_modal_projector."
+    fam = family(cfg)
+    V, Pp, T, H = PREFIXES[fam]
     h, p, C = vc["hidden_size"], vc["patch_size"], 3
     n = (vc["image_size"] // p) ** 2
     W = {}
@@ -180,14 +209,22 @@ def make_weights(cfg, rng, tied):
             W[P + "self_attn." + m + ".weight"] = r(h, h); W[P + "self_attn." + m + ".bias"] = r(h)
         W[P + "mlp.fc1.weight"] = r(vc["intermediate_size"], h); W[P + "mlp.fc1.bias"] = r(vc["intermediate_size"])
         W[P + "mlp.fc2.weight"] = r(h, vc["intermediate_size"]); W[P + "mlp.fc2.bias"] = r(h)
-    L = cfg.get("vision_feature_layer", -2); nl = len(L) if isinstance(L, list) else 1
-    th = tc["hidden_size"]; pb = cfg.get("multimodal_projector_bias", True)
-    W[Pp + "linear_1.weight"] = r(th, h * nl); W[Pp + "linear_2.weight"] = r(th, th)
-    if pb: W[Pp + "linear_1.bias"] = r(th); W[Pp + "linear_2.bias"] = r(th)
+    th = tc["hidden_size"]
+    if fam != "llava":
+        W[V + "post_layernorm.weight"] = one(h); W[V + "post_layernorm.bias"] = r(h)
+    if fam == "paligemma":
+        W[Pp + "linear.weight"] = r(th, h); W[Pp + "linear.bias"] = r(th)
+    elif fam == "idefics3":
+        W[Pp + "modality_projection.proj.weight"] = r(th, h * cfg.get("scale_factor", 2) ** 2)
+    else:
+        L = cfg.get("vision_feature_layer", -2); nl = len(L) if isinstance(L, list) else 1
+        pb = cfg.get("multimodal_projector_bias", True)
+        W[Pp + "linear_1.weight"] = r(th, h * nl); W[Pp + "linear_2.weight"] = r(th, th)
+        if pb: W[Pp + "linear_1.bias"] = r(th); W[Pp + "linear_2.bias"] = r(th)
     heads = tc["num_attention_heads"]; kvh = tc.get("num_key_value_heads", heads); hd = tc.get("head_dim") or th // heads
     mt = tc["model_type"]; I = tc["intermediate_size"]
-    qkvb = mt == "qwen2" or (mt == "llama" and tc.get("attention_bias", False))
-    ob = mt == "llama" and tc.get("attention_bias", False); mb = mt == "llama" and tc.get("mlp_bias", False)
+    qkvb = mt == "qwen2" or (mt in ("llama", "gemma") and tc.get("attention_bias", False))
+    ob = mt in ("llama", "gemma") and tc.get("attention_bias", False); mb = mt == "llama" and tc.get("mlp_bias", False)
     W[T + "embed_tokens.weight"] = r(tc["vocab_size"], th); W[T + "norm.weight"] = one(th)
     if not tied: W[H + "lm_head.weight"] = r(tc["vocab_size"], th)
     for i in range(tc["num_hidden_layers"]):
@@ -230,7 +267,8 @@ def check(mmc, mmrun, work, name, cfg, tied=False, windows=None, positions_offse
     if rc:
         print(f"FAIL {name}: mmrun vision_encoder: {out[-1500:]}"); return False
     got = np.load(d + "/vo/image_features.npy")
-    ref = image_features(W, cfg, pix.astype(np.float64), "vision_tower.vision_model.", "multi_modal_projector.")
+    V, Pp, T, H = PREFIXES[family(cfg)]
+    ref = image_features(W, cfg, pix.astype(np.float64), V, Pp)
     ok = got.shape == ref.shape and np.abs(got - ref).max() <= 1e-4
     print(f"{'PASS' if ok else 'FAIL'} {name}: image features {list(got.shape)}, max abs error "
           f"{np.abs(got - ref).max() if got.shape == ref.shape else 'shape differs: ' + str(ref.shape)}")
@@ -254,8 +292,9 @@ def check(mmc, mmrun, work, name, cfg, tied=False, windows=None, positions_offse
     if rc:
         print(f"FAIL {name}: mmrun decoder_model_merged: {out[-1500:]}"); return False
     got = np.load(d + "/do/logits.npy")
-    ref, _ = decoder(W, tc, emb.astype(np.float64), mask, pos.astype(np.float64), past, "language_model.model.",
-                     "language_model.", tied, windows or [0] * tc["num_hidden_layers"])
+    paligemma = family(cfg) == "paligemma"  # positions from 1, the prompt bidirectional
+    ref, _ = decoder(W, tc, emb.astype(np.float64), mask, pos.astype(np.float64) + paligemma, past, T, H, tied,
+                     windows or [0] * tc["num_hidden_layers"], prefix=paligemma)
     err = np.abs(got - ref).max()
     print(f"{'PASS' if err <= 1e-3 else 'FAIL'} {name}: prefill logits max abs error {err:.3g} "
           f"(max |ref| {np.abs(ref).max():.3g})")
@@ -269,8 +308,12 @@ LLAMA = {"model_type": "llama", "hidden_size": 32, "intermediate_size": 48, "num
          "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 64, "rms_norm_eps": 1e-5}
 
 
-def C(v, t, **top):
-    c = {"architectures": ["LlavaForConditionalGeneration"], "model_type": "llava", "image_token_index": 60}
+IDEFICS3 = dict(SIGLIP, model_type="idefics3_vision", image_size=48, patch_size=8)
+GEMMA = dict(LLAMA, model_type="gemma", head_dim=8, num_key_value_heads=1)
+
+
+def C(v, t, arch="LlavaForConditionalGeneration", **top):
+    c = {"architectures": [arch], "model_type": "llava", "image_token_index": 60}
     c.update(top); c["vision_config"] = v; c["text_config"] = t
     return c
 
@@ -294,6 +337,14 @@ CASES = {
                                                max_window_layers=1)), {"windows": [0, 3]}),
     "qwen2-window-default-layers": (C(CLIP, dict(LLAMA, model_type="qwen2", use_sliding_window=True,
                                                  sliding_window=3)), {"windows": [0, 0]}),
+    # Idefics3 on a 6x6 grid, pixel shuffle by 3 (4 tokens of 9x the width).
+    "idefics3-scale3": (C(IDEFICS3, LLAMA, "Idefics3ForConditionalGeneration", scale_factor=3,
+                          tie_word_embeddings=False), {}),
+    # PaliGemma with Gemma biases (attention_bias) and an erf GELU MLP: the prompt attends
+    # both ways, positions count from 1.
+    "paligemma-gemma-bias": (C(SIGLIP, dict(GEMMA, attention_bias=True, hidden_act="gelu"),
+                               "PaliGemmaForConditionalGeneration", projection_dim=32, tie_word_embeddings=True),
+                             {"tied": True}),
 }
 
 
