@@ -130,16 +130,28 @@ std::optional<ImageProcessor> imageProcessorOf(const ModelFileLookup &file, cons
 Tensor batchPixelValues(const ImageProcessor &processor, const std::vector<ProcessedImage> &images) {
   if (images.empty())
     return Tensor();
-  const std::vector<int64_t> &shape = images[0].shape;
-  if (shape.size() != 4 || shape[0] != 1)
-    fail(processor.typeName(), " gives pixel values of rank ", shape.size(),
-         "; the generator feeds the vision encoder [1, 3, H, W] per image (CLIP, LLaVA and "
-         "SigLIP processors)");
-  for (const ProcessedImage &p : images)
-    if (p.shape != shape)
+  // Each image is one frame [1, 3, H, W] (CLIP, LLaVA, SigLIP) or its tiles and global
+  // image [1, frames, 3, M, M] (Idefics3), stacked in order: the splice fills the image
+  // tokens with the frames' features in the order the processor's prompt string has them.
+  std::vector<int64_t> frame;
+  int64_t frames = 0;
+  for (const ProcessedImage &p : images) {
+    const std::vector<int64_t> &s = p.shape;
+    if (!((s.size() == 4 || s.size() == 5) && s[0] == 1))
+      fail(processor.typeName(), " gives pixel values of rank ", s.size(),
+           "; the generator feeds the vision encoder frames [1, 3, H, W] (CLIP, LLaVA, SigLIP) "
+           "or [1, frames, 3, M, M] (Idefics3), not Qwen2-VL's patches");
+    std::vector<int64_t> f(s.end() - 3, s.end());
+    if (!frame.empty() && f != frame)
       fail("the images' pixel values differ in shape (", processor.typeName(),
            "); they cannot be batched for the vision encoder");
-  Tensor t = Tensor::host(DType::f32, {int64_t(images.size()), shape[1], shape[2], shape[3]});
+    frame = f;
+    if (std::find(p.pixelAttentionMask.begin(), p.pixelAttentionMask.end(), 0) != p.pixelAttentionMask.end())
+      fail(processor.typeName(), " padded a frame (its pixel_attention_mask has zeros: the global "
+           "frame of a non-square image); the vision encoder mmc compiles takes full frames only");
+    frames += s.size() == 5 ? s[1] : 1;
+  }
+  Tensor t = Tensor::host(DType::f32, {frames, frame[0], frame[1], frame[2]});
   float *out = t.as<float>();
   for (const ProcessedImage &p : images)
     out = std::copy(p.pixelValues.begin(), p.pixelValues.end(), out);

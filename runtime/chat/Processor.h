@@ -63,9 +63,11 @@ using ModelFileLookup = std::function<const std::string *(const std::string &nam
 /// prompt expansion); nullopt when there is neither. Throws Error for a malformed one.
 std::optional<ImageProcessor> imageProcessorOf(const ModelFileLookup &file, const std::string &origin);
 
-/// Processed images stacked for the vision encoder: [images, 3, H, W] f32. Throws Error
-/// naming `processor` when its pixel values are not [1, 3, H, W] (Qwen2-VL patches and
-/// Idefics3 tiles are not fed yet) or the images differ in shape.
+/// Processed images stacked for the vision encoder: [frames, 3, H, W] f32, one frame per
+/// image ([1, 3, H, W]: CLIP, LLaVA, SigLIP) or each image's tiles and global image
+/// ([1, frames, 3, M, M]: Idefics3), in order. Throws Error naming `processor` for other
+/// pixel values (Qwen2-VL's patches are not fed yet), frames that differ in shape, or a
+/// padded frame (a zero in pixel_attention_mask: the compiled encoder takes full frames).
 Tensor batchPixelValues(const ImageProcessor &processor, const std::vector<ProcessedImage> &images);
 
 class Processor {

@@ -105,6 +105,41 @@ TEST(ProcessorTest, AProcessorThatExpandsNothingGetsOnePlaceholderPerFeature) {
   EXPECT_EQ(e.pixelValues.shape, (mm::rt::Shape{2, 3, 2, 2}));
 }
 
+TEST(ProcessorTest, Idefics3FramesAreStackedInOrderAndPaddedOnesRefused) {
+  using mm::rt::ProcessedImage;
+  const mm::rt::ImageProcessor idefics3 = mm::rt::ImageProcessor::fromConfigs(
+      R"({"image_processor_type": "Idefics3ImageProcessor"})", "preprocessor_config.json");
+  // Two images of 3 and 1 frames [1, frames, 3, 1, 1] (values = frame index) -> 4 frames
+  // [4, 3, 1, 1] in order.
+  auto frames = [](int64_t n, float first) {
+    ProcessedImage p;
+    p.shape = {1, n, 3, 1, 1};
+    for (int64_t f = 0; f < n; ++f)
+      p.pixelValues.insert(p.pixelValues.end(), 3, first + static_cast<float>(f));
+    p.pixelAttentionMask.assign(static_cast<size_t>(n), 1);
+    p.frames = n;
+    return p;
+  };
+  mm::rt::Tensor t = mm::rt::batchPixelValues(idefics3, {frames(3, 0), frames(1, 3)});
+  EXPECT_EQ(t.shape, (mm::rt::Shape{4, 3, 1, 1}));
+  for (int64_t i = 0; i < 12; ++i)
+    EXPECT_EQ(t.as<float>()[i], static_cast<float>(i / 3));
+  // A padded frame (a non-square image's global frame) is refused, naming the processor.
+  ProcessedImage padded = frames(2, 0);
+  padded.pixelAttentionMask.back() = 0;
+  try {
+    mm::rt::batchPixelValues(idefics3, {padded});
+    ADD_FAILURE() << "a padded frame was accepted";
+  } catch (const mm::rt::Error &e) {
+    EXPECT_NE(std::string(e.what()).find("Idefics3ImageProcessor padded a frame"), std::string::npos) << e.what();
+  }
+  // Qwen2-VL's patches [patches, C*T*P*P] are not frames.
+  ProcessedImage patches;
+  patches.shape = {4, 12};
+  patches.pixelValues.assign(48, 0.0f);
+  EXPECT_THROW(mm::rt::batchPixelValues(idefics3, {patches}), mm::rt::Error);
+}
+
 TEST(ProcessorTest, GenerationDefaults) {
   auto d = make({{"generation_config.json", R"({"do_sample": true, "temperature": 0.6, "top_p": 0.9})"}})
                .generationDefaults();
