@@ -107,7 +107,7 @@ def build_family(name, std=0.08):
         tc = text_config(GemmaConfig, rope("default", 10000.0), vocab_size=320, hidden_size=128,
                          intermediate_size=256, num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=1,
                          head_dim=64, rms_norm_eps=1e-6, max_position_embeddings=256,
-                         hidden_activation="gelu_pytorch_tanh")
+                         hidden_act="gelu_pytorch_tanh")
         cfg = PaliGemmaConfig(vision_config=vc, text_config=tc, image_token_index=300, projection_dim=128,
                               hidden_size=128, vocab_size=320)
         cls = PaliGemmaForConditionalGeneration

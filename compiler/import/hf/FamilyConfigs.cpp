@@ -100,7 +100,8 @@ mlir::LogicalResult parsePaliGemmaConfig(const json &config, const std::string &
   out.projectionDim = top.size("projection_dim", out.projectionDim);
   out.tieWordEmbeddings = tieWordEmbeddings(top, true);
   if (top.ok() && out.vision.classToken())
-    top.object("vision_config").bad("model_type", "is clip_vision_model; PaliGemma's vision tower is SigLIP");
+    top.object("vision_config").bad("model_type", "is '" + out.vision.modelType +
+                                                      "'; PaliGemma's vision tower is SigLIP");
   else if (top.ok() && out.projectionDim != out.text.hiddenSize)
     top.bad("projection_dim", "is " + std::to_string(out.projectionDim) +
                                   "; the projected image features replace token embeddings, so it "
@@ -116,9 +117,9 @@ mlir::LogicalResult parseIdefics3Config(const json &config, const std::string &p
                                         Idefics3Config &out, std::string &error) {
   std::string why;
   Fields top(config, "", why);
-  const bool smolvlm = top.string("model_type", "idefics3") == "smolvlm";
-  readVisionConfig(top.object("vision_config"), smolvlm ? "smolvlm_vision" : "idefics3_vision",
-                   out.vision);
+  // Idefics3Config and SmolVLMConfig build their own vision config from vision_config
+  // whatever its model_type; the two towers are the same.
+  readVisionConfig(top.object("vision_config"), "idefics3_vision", out.vision, false);
   // Idefics3Config's default text model: Llama with rms_norm_eps 1e-5.
   static const json llama = {{"model_type", "llama"}, {"rms_norm_eps", 1e-5}};
   readTextConfig(top.has("text_config") ? top.object("text_config")
@@ -126,10 +127,7 @@ mlir::LogicalResult parseIdefics3Config(const json &config, const std::string &p
                  "llama", out.text);
   out.scaleFactor = top.size("scale_factor", out.scaleFactor);
   out.tieWordEmbeddings = tieWordEmbeddings(top, false);
-  if (top.ok() && !out.vision.navit())
-    top.object("vision_config").bad("model_type", "is '" + out.vision.modelType +
-                                    "'; Idefics3's vision tower is idefics3_vision or smolvlm_vision");
-  else if (top.ok() && out.vision.gridSide() % out.scaleFactor != 0)
+  if (top.ok() && out.vision.gridSide() % out.scaleFactor != 0)
     top.bad("scale_factor", "is " + std::to_string(out.scaleFactor) +
                                 ", which does not divide the patch grid's side (" +
                                 std::to_string(out.vision.gridSide()) +

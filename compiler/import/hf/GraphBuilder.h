@@ -1,6 +1,6 @@
 //===- GraphBuilder.h - building `mm` functions from a checkpoint -------------===//
 //
-// What the Hugging Face architecture builders (Llava.cpp, VisionTower.cpp, TextDecoder.cpp) share: the checkpoint's
+// What the Hugging Face architecture builders (Architectures.h, VisionTower.cpp, TextDecoder.cpp) share: the checkpoint's
 // tensors as `mm.weight` ops (by name, under the prefixes each transformers version
 // spells), small constants, and the fused-level ops with their result types worked out
 // (dynamic dims are ShapedType::kDynamic). A tensor that is missing or of the wrong shape

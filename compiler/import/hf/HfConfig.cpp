@@ -108,8 +108,9 @@ void readTextConfig(Fields f, const char *defaultType, TextConfig &t) {
   t.numHeads = f.size("num_attention_heads", gemma ? 16 : 32);
   // MistralConfig's default is 8 KV heads and GemmaConfig's 16; null (and the others'
   // default) means MHA.
-  const bool kvNull = f.isNull("num_key_value_heads");
-  t.numKvHeads = f.size("num_key_value_heads", mistral && !kvNull ? 8 : gemma && !kvNull ? 16 : t.numHeads);
+  const int64_t kvDefault =
+      f.isNull("num_key_value_heads") ? t.numHeads : mistral ? 8 : gemma ? 16 : t.numHeads;
+  t.numKvHeads = f.size("num_key_value_heads", kvDefault);
   // GemmaConfig's head_dim defaults to 256; the others' to hidden_size / heads.
   const bool headDimField = f.has("head_dim") || gemma;
   t.headDim = headDimField ? f.size("head_dim", 256, kMaxHeadDim)
@@ -151,8 +152,8 @@ void readTextConfig(Fields f, const char *defaultType, TextConfig &t) {
                        : "/ num_attention_heads (the head dim) must be even and at most 65536");
 }
 
-void readVisionConfig(Fields f, const char *defaultType, VisionConfig &v) {
-  v.modelType = f.string("model_type", defaultType);
+void readVisionConfig(Fields f, const char *defaultType, VisionConfig &v, bool typeFromConfig) {
+  v.modelType = typeFromConfig ? f.string("model_type", defaultType) : defaultType;
   const bool clip = v.modelType == "clip_vision_model", siglip = v.modelType == "siglip_vision_model";
   const bool navit = v.navit();
   if (!clip && !siglip && !navit)
@@ -179,8 +180,8 @@ void readVisionConfig(Fields f, const char *defaultType, VisionConfig &v) {
     f.bad("num_attention_heads", "must divide hidden_size");
   else if (!activationNamed(v.hiddenAct))
     f.bad("hidden_act", unknownActivation(v.hiddenAct));
-  else if (v.imageSize % v.patchSize != 0)
-    f.bad("patch_size", "must divide image_size");
+  else if (v.patchSize > v.imageSize)
+    f.bad("patch_size", "is larger than image_size");
 }
 
 } // namespace mm::hf

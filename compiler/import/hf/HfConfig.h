@@ -56,17 +56,19 @@ struct TextConfig {
   std::vector<bool> slidingLayers;
   /// Gemma (Team Gemma 2024; transformers' modeling_gemma.py): the embeddings times
   /// sqrt(hidden_size) (GemmaTextScaledWordEmbedding: text tokens only, not the image
-  /// features spliced in after it), RMSNorm scales of 1 + weight, and the gated MLP's
-  /// activation from hidden_act (GeGLU with gelu_pytorch_tanh). 1, 0 and silu elsewhere.
+  /// features spliced in after it) and RMSNorm scales of 1 + weight; 1 and 0 elsewhere.
   double embedScale = 1.0;
   double normScaleOffset = 0.0;
+  /// The gated MLP's activation, hidden_act, for every model type: down(act(gate(x)) *
+  /// up(x)) (SwiGLU for silu, Llama's default; GeGLU for gelu_pytorch_tanh, Gemma's).
   Activation mlpAct = Activation::silu;
   /// Set by the family, not by text_config: added to position_ids before the rotary
   /// embedding (PaliGemma counts positions from 1).
   int64_t positionOffset = 0;
-  /// Set by the family: the tokens of one decoder call attend to each other in both
-  /// directions, and to every earlier token (PaliGemma's prefix-LM: the prompt, image
-  /// and text, is the prefix; each generated token attends causally).
+  /// Set by the family: the tokens of the first decoder call (no past) attend to each
+  /// other in both directions; later calls attend causally (PaliGemma's prefix-LM: the
+  /// prompt, image and text, is the prefix, transformers' token_type_ids 0 block on its
+  /// first iteration).
   bool prefixAttention = false;
 };
 
@@ -84,8 +86,10 @@ struct VisionConfig {
   bool navit() const {
     return modelType == "idefics3_vision" || modelType == "smolvlm_vision";
   }
+  /// Patches per side: image_size / patch_size rounded down (the convolution drops the
+  /// pixels past the last whole patch: SmolVLM's 384 px of 14 px patches give 27).
   int64_t gridSide() const { return imageSize / patchSize; }
-  int64_t numPatches() const { return (imageSize / patchSize) * (imageSize / patchSize); }
+  int64_t numPatches() const { return gridSide() * gridSide(); }
 };
 
 /// LlavaForConditionalGeneration (Liu et al. 2023, "Visual Instruction Tuning").
@@ -131,10 +135,13 @@ std::optional<Activation> activationNamed(llvm::StringRef name);
 std::string unknownActivation(llvm::StringRef name);
 
 /// Reads a text_config (model_type defaulting to `defaultType`) and a vision_config
-/// (likewise) into `t` / `v`, with the transformers defaults of their model_type; a bad
+/// (likewise; a patch grid of image_size / patch_size, rounded down, as nn.Conv2d's
+/// "valid" padding has it) into `t` / `v`, with the transformers defaults of their model_type; a bad
 /// field is recorded in `f`'s error.
 void readTextConfig(Fields f, const char *defaultType, TextConfig &t);
-void readVisionConfig(Fields f, const char *defaultType, VisionConfig &v);
+/// `typeFromConfig` false: the tower is `defaultType` whatever vision_config's model_type
+/// says (Idefics3Config builds Idefics3VisionConfig(**vision_config)).
+void readVisionConfig(Fields f, const char *defaultType, VisionConfig &v, bool typeFromConfig = true);
 
 /// Read a config.json of the family (`config`, parsed from `path`). Each fails with a
 /// message naming the file and the field in `error` (FamilyConfigs.cpp).

@@ -9,9 +9,9 @@ using namespace mlir;
 namespace mm::hf {
 namespace {
 
-const TextPrefixes kText = {{"model.text_model."}, {""}};
-const Prefixes kVision = {"model.vision_model."};
-const Prefixes kConnector = {"model.connector."};
+const TextPrefixes kTextModelPrefixes = {{"model.text_model."}, {""}};
+const Prefixes kVisionModelPrefixes = {"model.vision_model."};
+const Prefixes kConnectorPrefixes = {"model.connector."};
 
 /// Idefics3Connector.pixel_shuffle: [batch, n * n, E] -> [batch, (n / s)^2, E * s^2], each
 /// output token the s x s block of neighbouring patches (its rows' patches side by side).
@@ -34,13 +34,15 @@ LogicalResult buildIdefics3(ModuleOp module, const nlohmann::json &config, const
   // Idefics3Model.get_image_features for full-size frames (the processor's tiles and
   // global image): the connector of the ViT's last_hidden_state.
   auto features = [&](GraphBuilder &g, Value pixels) {
-    Value x = visionLastHiddenState(g, c.vision, kVision, pixels);
-    g.at(kConnector.front() + "modality_projection");
+    Value x = visionLastHiddenState(g, c.vision, kVisionModelPrefixes, pixels);
+    if (g.failed())
+      return x;
+    g.at(kConnectorPrefixes.front() + "modality_projection");
     x = pixelShuffle(g, x, c.vision.gridSide(), c.scaleFactor);
-    return g.linear(x, kConnector, "modality_projection.proj", c.text.hiddenSize, false);
+    return g.linear(x, kConnectorPrefixes, "modality_projection.proj", c.text.hiddenSize, false);
   };
   return buildVisionLanguageModel(module, configPath, c.vision, features, c.text, c.tieWordEmbeddings,
-                                  kText, tensors, error);
+                                  kTextModelPrefixes, tensors, error);
 }
 
 } // namespace mm::hf

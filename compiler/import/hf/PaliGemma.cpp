@@ -18,6 +18,8 @@ LogicalResult buildPaliGemma(ModuleOp module, const nlohmann::json &config, cons
   // embedding scale now applies to the text tokens only).
   auto features = [&](GraphBuilder &g, Value pixels) {
     Value x = visionLastHiddenState(g, c.vision, kVisionTowerPrefixes, pixels);
+    if (g.failed())
+      return x;
     g.at(kProjectorPrefixes.front() + "linear");
     return g.linear(x, kProjectorPrefixes, "linear", c.projectionDim, true);
   };

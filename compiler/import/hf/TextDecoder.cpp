@@ -46,7 +46,7 @@ struct DecoderInputs {
 };
 
 /// The additive attention mask [batch, 1, seq, total]: 0 where key position j <= query
-/// position q = past + i (or, with `prefix`, j >= past: a key of this call), where
+/// position q = past + i (or, with `prefix` and no past, any key of this first call), where
 /// attention_mask[b, j] is 1 and, with a sliding window W > 0 (transformers'
 /// sliding_window_overlay), q - j < W; -inf elsewhere.
 Value attentionMask(GraphBuilder &g, int64_t window, bool prefix, const DecoderInputs &in) {
@@ -62,10 +62,10 @@ Value attentionMask(GraphBuilder &g, int64_t window, bool prefix, const DecoderI
   Value q4 = g.unsqueeze(queries, {0, 1, 3});   // [1, 1, seq, 1]
   Value causal = g.create<LessOrEqualOp>(g.tensorType({1, 1, kDyn, kDyn}, i1), k4, q4);
   if (prefix) {
-    // PaliGemma's prefix-LM (modeling_paligemma.py's block_sequence_ids: the prompt, token
-    // type 0, is one bidirectional block): the keys of this call are visible too.
-    Value thisCall = g.create<GreaterOrEqualOp>(g.tensorType({1, 1, 1, kDyn}, i1), k4, past);
-    causal = g.create<OrOp>(causal.getType(), causal, thisCall);
+    // PaliGemma's prefix-LM (modeling_paligemma.py: block_sequence_ids 0 for the prompt's
+    // token type 0, on the first iteration only): with no past, every key is visible.
+    Value first = g.create<EqualOp>(g.tensorType({}, i1), past, zero);
+    causal = g.create<OrOp>(causal.getType(), causal, first);
   }
   if (window > 0) {
     Value distance = g.create<SubOp>(g.tensorType({1, 1, kDyn, kDyn}, i64), q4, k4);

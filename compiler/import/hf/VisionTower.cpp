@@ -1,4 +1,4 @@
-//===- VisionTower.cpp - CLIP and SigLIP image encoders from a checkpoint ----===//
+//===- VisionTower.cpp - CLIP, SigLIP and Idefics3 image encoders from a checkpoint ===//
 #include "compiler/import/hf/VisionTower.h"
 
 #include <cmath>
@@ -9,8 +9,10 @@ namespace mm::hf {
 namespace {
 
 Value embeddings(GraphBuilder &g, const VisionConfig &v, const Prefixes &pre, Value pixels) {
-  const int64_t h = v.hiddenSize, p = v.patchSize, grid = v.imageSize / v.patchSize;
+  const int64_t h = v.hiddenSize, p = v.patchSize, grid = v.gridSide();
   g.at(pre.front() + "embeddings");
+  if (v.imageSize % p != 0) // nn.Conv2d drops them: cropped, the convolution is an im2col
+    pixels = g.slice(g.slice(pixels, 2, 0, grid * p), 3, 0, grid * p);
   Value w = g.weight(pre, "embeddings.patch_embedding.weight", {h, v.numChannels, p, p});
   // CLIP's patch embedding has no bias; SigLIP's and Idefics3's have one.
   Value b = v.classToken() ? Value() : g.weight(pre, "embeddings.patch_embedding.bias", {h});

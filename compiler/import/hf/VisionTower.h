@@ -1,4 +1,4 @@
-//===- VisionTower.h - CLIP and SigLIP image encoders from a checkpoint -------===//
+//===- VisionTower.h - CLIP, SigLIP and Idefics3 image encoders from a checkpoint ===//
 //
 // The ViT of CLIPVisionModel (Radford et al. 2021) and SiglipVisionModel (Zhai et al.
 // 2023) as transformers implements them (modeling_clip.py, modeling_siglip.py), at the
@@ -17,8 +17,9 @@
 // full-size frames its processor makes (tiles and the resized global image) they are the
 // patch indices, which is what this builds. (transformers computes them with f32
 // fractions and torch.bucketize, whose rounding repeats some ids for some grids: on the
-// CPU for a side of 25, 29 or 31 patches, not for 24, 26 or 32 (SmolVLM's); mmc uses the
-// exact indices.)
+// CPU for a side of 25, 29 or 31 patches, not for 24, 26 (Idefics3-8B's) or 32 (SmolVLM
+// 256M's and 500M's); mmc uses the
+// exact indices. On the GPU torch's arithmetic differs again: not checked.)
 //
 //===----------------------------------------------------------------------===//
 #ifndef MM_COMPILER_IMPORT_HF_VISIONTOWER_H

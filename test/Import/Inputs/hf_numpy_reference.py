@@ -61,6 +61,7 @@ def vision(W, vc, pix, pre):
     g = lambda n: W[pre + n]
     h, p = vc["hidden_size"], vc["patch_size"]
     B, C, S, _ = pix.shape; G = S // p
+    pix = pix[:, :, :G * p, :G * p]  # nn.Conv2d's "valid" padding drops the rest
     w = g("embeddings.patch_embedding.weight")
     patches = pix.reshape(B, C, G, p, G, p).transpose(0, 2, 4, 1, 3, 5).reshape(B, G * G, C * p * p)
     x = patches @ w.reshape(h, -1).T
@@ -340,6 +341,10 @@ CASES = {
     # Idefics3 on a 6x6 grid, pixel shuffle by 3 (4 tokens of 9x the width).
     "idefics3-scale3": (C(IDEFICS3, LLAMA, "Idefics3ForConditionalGeneration", scale_factor=3,
                           tie_word_embeddings=False), {}),
+    # 36 px of 8 px patches: the last 4 pixel rows and columns dropped (a 4x4 grid), as
+    # SmolVLM's 384 px of 14 px patches.
+    "idefics3-crop": (C(dict(IDEFICS3, image_size=36), LLAMA, "Idefics3ForConditionalGeneration",
+                        tie_word_embeddings=False), {}),
     # PaliGemma with Gemma biases (attention_bias) and an erf GELU MLP: the prompt attends
     # both ways, positions count from 1.
     "paligemma-gemma-bias": (C(SIGLIP, dict(GEMMA, attention_bias=True, hidden_act="gelu"),
