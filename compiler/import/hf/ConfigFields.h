@@ -17,7 +17,7 @@ namespace mm::hf {
 
 /// The largest size field read (a dim of 2^24 is past any model's) and the largest
 /// head_dim and layer count: bounds that keep the graph built from a config small.
-constexpr int64_t kMaxSize = int64_t(1) << 24, kMaxHeadDim = 65536, kMaxLayers = 4096;
+constexpr int64_t kMaxSize = int64_t(1) << 24, kMaxHeadDim = 65536, kMaxLayers = 1024;
 
 /// Typed reads of one JSON object of config.json; the first bad field sets `error`
 /// ("<file>: field 'text_config.rope_theta' is not a number") and later reads do nothing.

@@ -68,8 +68,10 @@ void GraphBuilder::expectLayers(const Prefixes &prefixes, const std::string &ste
     for (auto it = tensors_.lower_bound(head); it != tensors_.end() && llvm::StringRef(it->first).starts_with(head); ++it) {
       int64_t layer = 0;
       llvm::StringRef rest = llvm::StringRef(it->first).drop_front(head.size());
-      if (!rest.consumeInteger(10, layer) && rest.starts_with("."))
-        found = std::max(found, layer + 1);
+      // An index past any count compared (the config's is at most kMaxLayers) counts as
+      // that many, without overflowing.
+      if (!rest.consumeInteger(10, layer) && rest.starts_with(".") && layer >= 0)
+        found = std::max(found, std::min<int64_t>(layer, int64_t(1) << 40) + 1);
     }
   }
   if (found != count)

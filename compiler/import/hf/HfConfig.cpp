@@ -117,8 +117,8 @@ void readTextConfig(Fields f, const char *defaultType, TextConfig &t) {
                            : t.hiddenSize / std::max<int64_t>(t.numHeads, 1);
   t.vocabSize = f.size("vocab_size", qwen2 ? 151936 : gemma ? 256000 : 32000);
   t.rmsNormEps = f.number("rms_norm_eps", 1e-6);
-  if (t.rmsNormEps < 0)
-    f.bad("rms_norm_eps", "must be >= 0");
+  if (!(t.rmsNormEps >= 0 && t.rmsNormEps <= 1))
+    f.bad("rms_norm_eps", "must be in [0, 1]");
   readRope(f, t.rope);
   // Llama's attention_bias covers q/k/v/o and mlp_bias the MLP; Gemma's attention_bias
   // q/k/v/o; Qwen2 always has q/k/v biases and no others; Mistral has none (their
@@ -171,8 +171,8 @@ void readVisionConfig(Fields f, const char *defaultType, VisionConfig &v, bool t
   v.patchSize = f.size("patch_size", siglip ? 16 : 32);
   v.numChannels = f.size("num_channels", 3);
   v.layerNormEps = f.number("layer_norm_eps", clip ? 1e-5 : 1e-6);
-  if (v.layerNormEps < 0)
-    f.bad("layer_norm_eps", "must be >= 0");
+  if (!(v.layerNormEps >= 0 && v.layerNormEps <= 1))
+    f.bad("layer_norm_eps", "must be in [0, 1]");
   v.hiddenAct = f.string("hidden_act", clip ? "quick_gelu" : "gelu_pytorch_tanh");
   if (!f.ok())
     return;

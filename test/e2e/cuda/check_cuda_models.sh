@@ -18,7 +18,7 @@
 #      CUDA: exact unless a near-tie flips, which the log's logits show); and
 #      tiny-llava-rand-ts as a bf16 plan through the low-precision check
 #      (check_generation.py --teacher-eps 2^-7: teacher-forced logits, tokens off near ties);
-#   5. with TEST_MODELS_DIR, the Hugging Face folders test/models/hf-llava-* (no ONNX) as
+#   5. with TEST_MODELS_DIR, the Hugging Face folders test/models/hf-* (no ONNX) as
 #      f32 CUDA plans (as on the CPU, with and without CUDA graphs) and bf16 plans;
 #   6. the text path on models/tiny-llava-chat (check_text_generation.py: transformers' prompt
 #      ids, tokens and text) with and without CUDA graphs, and seeded sampling equal to the CPU's.
@@ -86,11 +86,12 @@ if [ -n "$testmodels" ]; then
   fi
 fi
 
-# Hugging Face folders (issue 15): test/models/hf-llava-* compiled from safetensors alone,
+# Hugging Face folders (issue 15): test/models/hf-* (LLaVA, PaliGemma, Idefics3, SmolVLM)
+# compiled from safetensors alone,
 # f32 on CUDA with and without CUDA graphs (features 1e-4, logits 1e-3, tokens exactly, as
 # on the CPU) and bf16 (features within 2e-2 relative, tokens reported).
 if [ -n "$testmodels" ]; then
-  for dir in "$testmodels"/hf-llava-*; do
+  for dir in "$testmodels"/hf-*; do
     m=$(basename "$dir")
     echo "== $m (safetensors), f32 and bf16"
     if "$mmc" compile "$dir" -o "$work/$m.plan" --target cuda --dtype f32; then
