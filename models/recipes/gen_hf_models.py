@@ -22,6 +22,10 @@
 #   smolvlm         SmolVLMForConditionalGeneration: the same ViT on a 24x24 patch grid (192 px,
 #                   patch 8; 1/24 is not a binary fraction), scale_factor 4 (SmolVLM's), Llama
 #                   text with tied embeddings (as SmolLM2's)
+#   fuyu            FuyuForCausalLM: 8x8x3 patches through one linear (no image encoder) into a
+#                   Persimmon decoder (fused per-head q/k/v, qk LayerNorm, partial rotary 0.5,
+#                   relu2 MLP, LayerNorms with biases, head_dim 64); a 4x6 patch grid, each row's
+#                   image tokens followed by a newline token as FuyuProcessor lays them out
 #   llava-7b-bf16   LLaVA-1.5-7B shapes (CLIP ViT-L/14-336, Llama-2-7B), random N(0, 0.02)
 #                   weights, bf16, 5 GB shards; no references (for bench/import_paths_bench.sh)
 # Every tiny model has random weights with every bias N(0, 0.05) and norm scale N(1, 0.1)
@@ -127,6 +131,14 @@ def build_family(name, std=0.08):
         cfg = SmolVLMConfig(vision_config=vc, text_config=tc, image_token_id=300, scale_factor=4,
                             tie_word_embeddings=True)
         cls = SmolVLMForConditionalGeneration
+    elif name == "fuyu":
+        from transformers import FuyuConfig, FuyuForCausalLM, PersimmonConfig
+        tc = text_config(PersimmonConfig, rope("default", 25000.0, partial_rotary_factor=0.5), vocab_size=320,
+                         hidden_size=128, intermediate_size=256, num_hidden_layers=2, num_attention_heads=2,
+                         layer_norm_eps=1e-5, max_position_embeddings=256, qk_layernorm=True, hidden_act="relu2")
+        cfg = FuyuConfig(text_config=tc, hidden_size=128, vocab_size=320, patch_size=8, num_channels=3,
+                         image_token_id=300, tie_word_embeddings=False)
+        cls = FuyuForCausalLM
     else:
         raise ValueError(name)
     torch.manual_seed(0)
@@ -146,8 +158,10 @@ def family_references(name, m, cfg, base):
     """The reference files of references() for PaliGemma / Idefics3. The image features are
     what the model splices into the text model's inputs_embeds (a forward pre-hook reads
     them), whatever get_image_features returns in this transformers version."""
-    isz = cfg.vision_config.image_size
     g = torch.Generator().manual_seed(1)
+    if name == "fuyu":
+        return fuyu_references(m, cfg, base, g)
+    isz = cfg.vision_config.image_size
     pix = torch.rand(1, 3, isz, isz, generator=g) * 2 - 1
     image_token = cfg.image_token_index if name == "paligemma" else cfg.image_token_id
     if name == "paligemma":
@@ -195,6 +209,33 @@ def family_references(name, m, cfg, base):
     return new
 
 
+def fuyu_references(m, cfg, base, g):
+    """Fuyu's references: its image input is FuyuProcessor's patches [1, rows * cols,
+    P * P * C] (saved as pixel_values.npy, what mmrun --pixel-values feeds), its features
+    vision_embed_tokens of them."""
+    rows, cols, p = 4, 6, cfg.patch_size
+    patches = torch.rand(1, rows * cols, p * p * cfg.num_channels, generator=g) * 2 - 1
+    prompt = ([cfg.image_token_id] * cols + [299]) * rows + [1, 11, 23, 57, 88, 4]
+    ids = torch.tensor([prompt])
+    with torch.no_grad():
+        feats = m.model.vision_embed_tokens(patches)
+        full = m(input_ids=ids, image_patches=patches, attention_mask=torch.ones_like(ids))
+        gen = m.generate(input_ids=ids, image_patches=patches, max_new_tokens=16, do_sample=False,
+                         attention_mask=torch.ones_like(ids))
+    new = gen[0, len(prompt):].tolist()
+    G.log(base, "image features", tuple(feats.shape), "greedy new tokens", new)
+    os.makedirs(f"{base}/reference", exist_ok=True)
+    with open(f"{base}/reference/generation.json", "w") as f:
+        json.dump({"prompt_ids": prompt, "image_token_index": cfg.image_token_id, "greedy_new_tokens": new,
+                   "max_new_tokens": 16, "pixel_values_shape": list(patches.shape),
+                   "note": "fp32 PyTorch CPU, transformers " + __import__("transformers").__version__ +
+                   "; pixel_values.npy holds the image patches [1, 24, 192] (image_patches)"}, f, indent=1)
+    G.save_npy(f"{base}/reference/pixel_values.npy", patches)
+    G.save_npy(f"{base}/reference/image_features.npy", feats)
+    G.save_npy(f"{base}/reference/prefill_last_logits.npy", full.logits[0, -1])
+    return new
+
+
 def references(m, cfg, base):
     isz = cfg.vision_config.image_size
     g = torch.Generator().manual_seed(1)
@@ -227,7 +268,7 @@ def references(m, cfg, base):
 
 
 def gen_tiny(name):
-    if name in ("paligemma", "idefics3", "smolvlm"):
+    if name in ("paligemma", "idefics3", "smolvlm", "fuyu"):
         base = os.path.join(WORK, f"hf-{name}")
         # The first weight scale whose greedy tokens are varied (Gemma's sqrt(hidden)
         # embedding scale makes a tiny model with N(0, 0.08) matrices repeat one token).
@@ -274,7 +315,7 @@ def gen_7b():
 
 
 def main():
-    names = sys.argv[1:] or ["clip-llama", "siglip-qwen2", "clip-mistral-bf16", "paligemma", "idefics3", "smolvlm"]
+    names = sys.argv[1:] or ["clip-llama", "siglip-qwen2", "clip-mistral-bf16", "paligemma", "idefics3", "smolvlm", "fuyu"]
     failed = False
     for n in names:
         try:

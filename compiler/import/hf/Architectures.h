@@ -16,7 +16,10 @@
 //     the decoder counts positions from 1 and attends bidirectionally within the prompt;
 //   Idefics3ForConditionalGeneration, SmolVLMForConditionalGeneration (Idefics3.cpp;
 //     modeling_idefics3.py, modeling_smolvlm.py): the ViT's last hidden state, the
-//     connector's pixel shuffle and modality_projection.
+//     connector's pixel shuffle and modality_projection;
+//   FuyuForCausalLM (Fuyu.cpp; modeling_fuyu.py): @vision_encoder takes the processor's
+//     image_patches [batch, patches, patch_size^2 * channels] through vision_embed_tokens;
+//     the decoder is Persimmon's (TextDecoder.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef MM_COMPILER_IMPORT_HF_ARCHITECTURES_H
@@ -36,6 +39,9 @@ mlir::LogicalResult buildLlava(mlir::ModuleOp module, const nlohmann::json &conf
 mlir::LogicalResult buildPaliGemma(mlir::ModuleOp module, const nlohmann::json &config,
                                    const std::string &configPath, const TensorMap &tensors,
                                    std::string &error);
+mlir::LogicalResult buildFuyu(mlir::ModuleOp module, const nlohmann::json &config,
+                              const std::string &configPath, const TensorMap &tensors,
+                              std::string &error);
 mlir::LogicalResult buildIdefics3(mlir::ModuleOp module, const nlohmann::json &config,
                                   const std::string &configPath, const TensorMap &tensors,
                                   std::string &error);

@@ -1,6 +1,6 @@
 //===- FamilyConfigs.cpp - the top-level config.json of each family ----------===//
 //
-// LlavaConfig, PaliGemmaConfig and Idefics3Config / SmolVLMConfig as transformers (v5)
+// LlavaConfig, PaliGemmaConfig, Idefics3Config / SmolVLMConfig and FuyuConfig as transformers (v5)
 // reads them: their own fields, and their defaults for an absent sub-config (a present
 // one takes the defaults of its own model_type, as CONFIG_MAPPING[model_type](**dict)).
 //
@@ -132,6 +132,26 @@ mlir::LogicalResult parseIdefics3Config(const json &config, const std::string &p
                                 ", which does not divide the patch grid's side (" +
                                 std::to_string(out.vision.gridSide()) +
                                 " = image_size / patch_size): the pixel shuffle needs it to");
+  return finish(why, path, error);
+}
+
+mlir::LogicalResult parseFuyuConfig(const json &config, const std::string &path, FuyuConfig &out,
+                                    std::string &error) {
+  std::string why;
+  Fields top(config, "", why);
+  // FuyuConfig without a text_config makes a PersimmonConfig of its own top-level fields.
+  json fromTop = config;
+  fromTop["model_type"] = "persimmon";
+  readTextConfig(top.has("text_config") ? top.object("text_config") : Fields(fromTop, "", why),
+                 "persimmon", out.text);
+  out.patchSize = top.size("patch_size", out.patchSize);
+  out.numChannels = top.size("num_channels", out.numChannels);
+  out.hiddenSize = top.size("hidden_size", out.hiddenSize);
+  out.tieWordEmbeddings = tieWordEmbeddings(top, false);
+  if (top.ok() && out.hiddenSize != out.text.hiddenSize)
+    top.bad("hidden_size", "is " + std::to_string(out.hiddenSize) +
+                               "; the patch embeddings replace token embeddings, so it must equal "
+                               "text_config.hidden_size (" + std::to_string(out.text.hiddenSize) + ")");
   return finish(why, path, error);
 }
 

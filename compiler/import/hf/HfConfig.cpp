@@ -27,7 +27,8 @@ std::string unknownActivation(llvm::StringRef name) {
 
 namespace {
 
-/// rope_parameters (transformers >= 5), else rope_theta with rope_scaling.
+/// rope_parameters (transformers >= 5), else rope_theta with rope_scaling (and a top-level
+/// partial_rotary_factor); `rope` holds the model type's defaults.
 void readRope(Fields &f, RopeConfig &rope) {
   const bool v5 = f.has("rope_parameters");
   const char *where = v5 ? "rope_parameters" : "rope_scaling";
@@ -38,6 +39,9 @@ void readRope(Fields &f, RopeConfig &rope) {
         return scaling.bad(layerType, "is a per-layer-type rope setting, which mmc does not compile");
   rope.theta = v5 ? scaling.number("rope_theta", f.number("rope_theta", rope.theta))
                   : f.number("rope_theta", rope.theta);
+  rope.partialFactor = v5 ? scaling.number("partial_rotary_factor",
+                                           f.number("partial_rotary_factor", rope.partialFactor))
+                          : f.number("partial_rotary_factor", rope.partialFactor);
   // Both spellings of the type: "rope_type" (transformers >= 4.45) and "type".
   const char *typeKey = scaling.has("rope_type") ? "rope_type" : "type";
   rope.type = scaling.string(typeKey, "default");
@@ -53,6 +57,8 @@ void readRope(Fields &f, RopeConfig &rope) {
   else if (rope.type != "default" && rope.type != "linear" && rope.type != "llama3")
     scaling.bad(typeKey, "is '" + rope.type +
                              "', which mmc does not compile (supported: default, linear, llama3)");
+  else if (!(rope.partialFactor > 0 && rope.partialFactor <= 1))
+    f.bad("partial_rotary_factor", "must be in (0, 1]");
   else if (rope.type != "default" && rope.factor <= 0)
     scaling.bad("factor", "must be positive");
   else if (rope.type == "llama3" &&
@@ -91,15 +97,44 @@ void readSlidingWindow(Fields &f, TextConfig &t, bool mistral) {
     t.slidingLayers[i] = true;
 }
 
-} // namespace
+/// The MLP's hidden_act: an activation of activationNamed, or relu2.
+void readMlpActivation(Fields &f, const char *fallback, TextConfig &t) {
+  const std::string act = f.string("hidden_act", fallback);
+  if (!f.ok())
+    return;
+  t.mlpActSquared = act == "relu2";
+  if (std::optional<Activation> a = activationNamed(t.mlpActSquared ? "relu" : act))
+    t.mlpAct = *a;
+  else
+    f.bad("hidden_act", unknownActivation(act));
+}
 
-void readTextConfig(Fields f, const char *defaultType, TextConfig &t) {
-  t.modelType = f.string("model_type", defaultType);
+/// PersimmonConfig (and FuyuConfig's text model): MHA with head_dim = hidden / heads.
+void readPersimmon(Fields &f, TextConfig &t) {
+  t.hiddenSize = f.size("hidden_size", 4096);
+  t.intermediateSize = f.size("intermediate_size", 16384);
+  t.numLayers = f.size("num_hidden_layers", 36, kMaxLayers);
+  t.numHeads = t.numKvHeads = f.size("num_attention_heads", 64);
+  t.headDim = t.hiddenSize / std::max<int64_t>(t.numHeads, 1);
+  t.vocabSize = f.size("vocab_size", 262144);
+  t.normEps = f.number("layer_norm_eps", 1e-5);
+  if (!(t.normEps >= 0 && t.normEps <= 1))
+    f.bad("layer_norm_eps", "must be in [0, 1]");
+  t.rope.theta = 25000.0;
+  t.rope.partialFactor = 0.5;
+  readRope(f, t.rope);
+  t.qkvBias = t.outputBias = t.mlpBias = true;
+  t.qkLayerNorm = f.boolean("qk_layernorm", true);
+  t.slidingLayers.assign(t.numLayers, false);
+  readMlpActivation(f, "relu2", t);
+  if (f.ok() && t.headDim * t.numHeads != t.hiddenSize)
+    f.bad("num_attention_heads", "must divide hidden_size");
+}
+
+/// LlamaConfig, MistralConfig, Qwen2Config and GemmaConfig.
+void readLlamaFamily(Fields &f, TextConfig &t) {
   const bool mistral = t.modelType == "mistral", qwen2 = t.modelType == "qwen2";
   const bool gemma = t.modelType == "gemma", llama = t.modelType == "llama";
-  if (!mistral && !qwen2 && !gemma && !llama)
-    return f.bad("model_type", "is '" + t.modelType +
-                                   "'; a text model mmc compiles is llama, mistral, qwen2 or gemma");
   // The defaults of LlamaConfig, MistralConfig, Qwen2Config and GemmaConfig.
   t.hiddenSize = f.size("hidden_size", gemma ? 3072 : 4096);
   t.intermediateSize =
@@ -116,10 +151,11 @@ void readTextConfig(Fields f, const char *defaultType, TextConfig &t) {
   t.headDim = headDimField ? f.size("head_dim", 256, kMaxHeadDim)
                            : t.hiddenSize / std::max<int64_t>(t.numHeads, 1);
   t.vocabSize = f.size("vocab_size", qwen2 ? 151936 : gemma ? 256000 : 32000);
-  t.rmsNormEps = f.number("rms_norm_eps", 1e-6);
-  if (!(t.rmsNormEps >= 0 && t.rmsNormEps <= 1))
+  t.normEps = f.number("rms_norm_eps", 1e-6);
+  if (!(t.normEps >= 0 && t.normEps <= 1))
     f.bad("rms_norm_eps", "must be in [0, 1]");
   readRope(f, t.rope);
+  t.rope.partialFactor = 1.0; // LlamaModel and its copies rotate the whole head
   // Llama's attention_bias covers q/k/v/o and mlp_bias the MLP; Gemma's attention_bias
   // q/k/v/o; Qwen2 always has q/k/v biases and no others; Mistral has none (their
   // modeling code hard-codes these).
@@ -135,13 +171,7 @@ void readTextConfig(Fields f, const char *defaultType, TextConfig &t) {
     t.normScaleOffset = 1.0;
   }
   // Every one of these MLPs is down(act(gate(x)) * up(x)) with act = ACT2FN[hidden_act].
-  const std::string act = f.string("hidden_act", gemma ? "gelu_pytorch_tanh" : "silu");
-  if (!f.ok())
-    return;
-  if (std::optional<Activation> a = activationNamed(act))
-    t.mlpAct = *a;
-  else
-    f.bad("hidden_act", unknownActivation(act));
+  readMlpActivation(f, gemma ? "gelu_pytorch_tanh" : "silu", t);
   if (!f.ok())
     return;
   if (t.numHeads % t.numKvHeads != 0)
@@ -150,6 +180,27 @@ void readTextConfig(Fields f, const char *defaultType, TextConfig &t) {
     f.bad(headDimField ? "head_dim" : "hidden_size",
           headDimField ? "must be even (rotary embedding)"
                        : "/ num_attention_heads (the head dim) must be even and at most 65536");
+}
+
+} // namespace
+
+void readTextConfig(Fields f, const char *defaultType, TextConfig &t) {
+  t.modelType = f.string("model_type", defaultType);
+  const bool mistral = t.modelType == "mistral", qwen2 = t.modelType == "qwen2";
+  const bool gemma = t.modelType == "gemma", llama = t.modelType == "llama";
+  if (t.persimmon())
+    readPersimmon(f, t);
+  else if (!mistral && !qwen2 && !gemma && !llama)
+    return f.bad("model_type", "is '" + t.modelType + "'; a text model mmc compiles is llama, "
+                                                      "mistral, qwen2, gemma or persimmon");
+  else
+    readLlamaFamily(f, t);
+  // Persimmon derives the rotated share from partial_rotary_factor; the others rotate all.
+  t.rotaryDim = static_cast<int64_t>(static_cast<double>(t.headDim) * t.rope.partialFactor);
+  if (f.ok() && (t.rotaryDim % 2 != 0 || t.rotaryDim == 0))
+    f.bad("partial_rotary_factor", "gives " + std::to_string(t.rotaryDim) +
+                                       " rotated channels of head_dim " + std::to_string(t.headDim) +
+                                       "; rotary embeddings need an even, nonzero count");
 }
 
 void readVisionConfig(Fields f, const char *defaultType, VisionConfig &v, bool typeFromConfig) {

@@ -36,15 +36,18 @@ struct RopeConfig {
   double factor = 1.0;
   double lowFreqFactor = 1.0, highFreqFactor = 4.0;
   int64_t originalMaxPositions = 8192;
+  /// partial_rotary_factor (Persimmon's 0.5): the share of head_dim that is rotated.
+  double partialFactor = 1.0;
 };
 
-/// A Llama-family decoder: LlamaConfig, MistralConfig, Qwen2Config or GemmaConfig.
+/// A decoder: LlamaConfig, MistralConfig, Qwen2Config, GemmaConfig or PersimmonConfig.
 struct TextConfig {
-  std::string modelType;            ///< llama, mistral, qwen2 or gemma
+  std::string modelType;            ///< llama, mistral, qwen2, gemma or persimmon
   int64_t hiddenSize = 0, intermediateSize = 0, numLayers = 0, numHeads = 0, numKvHeads = 0;
   int64_t headDim = 0;              ///< head_dim, else hidden_size / num_attention_heads
   int64_t vocabSize = 0;
-  double rmsNormEps = 1e-6;
+  double normEps = 1e-6;            ///< rms_norm_eps (Persimmon's LayerNorms: layer_norm_eps)
+  int64_t rotaryDim = 0;            ///< the channels rotated: head_dim * partial_rotary_factor
   RopeConfig rope;
   bool qkvBias = false;             ///< q/k/v projection biases (attention_bias; always for qwen2)
   bool outputBias = false;          ///< o_proj bias (attention_bias for llama)
@@ -62,6 +65,13 @@ struct TextConfig {
   /// The gated MLP's activation, hidden_act, for every model type: down(act(gate(x)) *
   /// up(x)) (SwiGLU for silu, Llama's default; GeGLU for gelu_pytorch_tanh, Gemma's).
   Activation mlpAct = Activation::silu;
+  bool mlpActSquared = false;       ///< relu2 (So et al. 2021's squared ReLU): relu, then squared
+  /// Persimmon (Fuyu's decoder; modeling_persimmon.py): LayerNorms with biases, one fused
+  /// query_key_value projection (per head: its q, k and v rows in turn), LayerNorms over
+  /// the head dim on q and k (qk_layernorm), a plain MLP (dense_h_to_4h, hidden_act,
+  /// dense_4h_to_h), biases on every projection, partial rotary.
+  bool persimmon() const { return modelType == "persimmon"; }
+  bool qkLayerNorm = false;
   /// Set by the family, not by text_config: added to position_ids before the rotary
   /// embedding (PaliGemma counts positions from 1).
   int64_t positionOffset = 0;
@@ -126,6 +136,16 @@ struct Idefics3Config {
   bool tieWordEmbeddings = false;
 };
 
+/// FuyuForCausalLM (Bavishi et al. 2023): no image encoder; the processor's patches
+/// [batch, patches, patch_size^2 * channels] go through one linear (vision_embed_tokens)
+/// into a Persimmon decoder.
+struct FuyuConfig {
+  TextConfig text;
+  int64_t patchSize = 30, numChannels = 3;
+  int64_t hiddenSize = 4096; ///< vision_embed_tokens' output: text_config.hidden_size
+  bool tieWordEmbeddings = false;
+};
+
 /// The mm.linear epilogue for a transformers activation name (ACT2FN): gelu, gelu_new /
 /// gelu_pytorch_tanh / gelu_fast (tanh approximation), quick_gelu, silu / swish, relu;
 /// std::nullopt for another.
@@ -151,6 +171,8 @@ mlir::LogicalResult parsePaliGemmaConfig(const nlohmann::json &config, const std
                                          PaliGemmaConfig &out, std::string &error);
 mlir::LogicalResult parseIdefics3Config(const nlohmann::json &config, const std::string &path,
                                         Idefics3Config &out, std::string &error);
+mlir::LogicalResult parseFuyuConfig(const nlohmann::json &config, const std::string &path,
+                                    FuyuConfig &out, std::string &error);
 
 } // namespace mm::hf
 

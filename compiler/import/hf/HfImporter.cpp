@@ -28,7 +28,8 @@ const std::vector<Architecture> &architectures() {
       {"LlavaForConditionalGeneration", hf::buildLlava},
       {"PaliGemmaForConditionalGeneration", hf::buildPaliGemma},
       {"Idefics3ForConditionalGeneration", hf::buildIdefics3},
-      {"SmolVLMForConditionalGeneration", hf::buildIdefics3}};
+      {"SmolVLMForConditionalGeneration", hf::buildIdefics3},
+      {"FuyuForCausalLM", hf::buildFuyu}};
   return all;
 }
 

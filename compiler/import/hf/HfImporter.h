@@ -9,7 +9,8 @@
 // is shared. Weights are `mm.weight` references into the safetensors files (their headers
 // are the only bytes read). Supported (Architectures.h): LlavaForConditionalGeneration
 // (CLIP or SigLIP vision), PaliGemmaForConditionalGeneration, Idefics3ForConditionalGeneration
-// and SmolVLMForConditionalGeneration, with a Llama, Mistral, Qwen2 or Gemma text model;
+// SmolVLMForConditionalGeneration and FuyuForCausalLM, with a Llama, Mistral, Qwen2, Gemma
+// or Persimmon text model;
 // tensor names as transformers writes them before and after its 4.52 renames.
 //
 //===----------------------------------------------------------------------===//

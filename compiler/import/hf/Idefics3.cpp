@@ -41,7 +41,7 @@ LogicalResult buildIdefics3(ModuleOp module, const nlohmann::json &config, const
     x = pixelShuffle(g, x, c.vision.gridSide(), c.scaleFactor);
     return g.linear(x, kConnectorPrefixes, "modality_projection.proj", c.text.hiddenSize, false);
   };
-  return buildVisionLanguageModel(module, configPath, c.vision, features, c.text, c.tieWordEmbeddings,
+  return buildVisionLanguageModel(module, configPath, imagePixels(c.vision), features, c.text, c.tieWordEmbeddings,
                                   kTextModelPrefixes, tensors, error);
 }
 

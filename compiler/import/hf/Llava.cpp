@@ -44,7 +44,7 @@ LogicalResult buildLlava(ModuleOp module, const nlohmann::json &config, const st
   if (failed(parseLlavaConfig(config, configPath, c, error)))
     return failure();
   auto features = [&](GraphBuilder &g, Value pixels) { return llavaFeatures(g, c, pixels); };
-  return buildVisionLanguageModel(module, configPath, c.vision, features, c.text, c.tieWordEmbeddings,
+  return buildVisionLanguageModel(module, configPath, imagePixels(c.vision), features, c.text, c.tieWordEmbeddings,
                                   kLanguageModelPrefixes, tensors, error);
 }
 

@@ -23,7 +23,7 @@ LogicalResult buildPaliGemma(ModuleOp module, const nlohmann::json &config, cons
     g.at(kProjectorPrefixes.front() + "linear");
     return g.linear(x, kProjectorPrefixes, "linear", c.projectionDim, true);
   };
-  return buildVisionLanguageModel(module, configPath, c.vision, features, c.text, c.tieWordEmbeddings,
+  return buildVisionLanguageModel(module, configPath, imagePixels(c.vision), features, c.text, c.tieWordEmbeddings,
                                   kLanguageModelPrefixes, tensors, error);
 }
 

@@ -12,10 +12,11 @@ namespace mm::hf {
 std::vector<float> rotaryInverseFrequencies(const TextConfig &t) {
   const RopeConfig &r = t.rope;
   std::vector<float> inv;
-  for (int64_t i = 0; i < t.headDim; i += 2) {
-    // transformers: 1 / base ** (arange(0, dim, 2).float() / dim), in f32.
+  for (int64_t i = 0; i < t.rotaryDim; i += 2) {
+    // transformers: 1 / base ** (arange(0, dim, 2).float() / dim), in f32 (dim: the
+    // rotated channels).
     float f = 1.0f / std::pow(static_cast<float>(r.theta),
-                              static_cast<float>(i) / static_cast<float>(t.headDim));
+                              static_cast<float>(i) / static_cast<float>(t.rotaryDim));
     if (r.type == "linear") {
       f = static_cast<float>(f / r.factor);
     } else if (r.type == "llama3") {
@@ -81,7 +82,7 @@ Value attentionMask(GraphBuilder &g, int64_t window, bool prefix, const DecoderI
                            minusInf);
 }
 
-/// cos and sin [batch, seq, head_dim] of the positions (plus the family's offset; HF's
+/// cos and sin [batch, seq, rotaryDim] of the positions (plus the family's offset; HF's
 /// rotate-half layout: the frequencies twice), computed in f32 and then cast to the
 /// compute type.
 std::pair<Value, Value> rotaryTables(GraphBuilder &g, const TextConfig &t, Value positions) {
@@ -90,8 +91,8 @@ std::pair<Value, Value> rotaryTables(GraphBuilder &g, const TextConfig &t, Value
   if (t.positionOffset != 0)
     positions = g.add(positions, g.i64Scalar(t.positionOffset));
   Value pos = g.unsqueeze(g.cast(positions, f32), {2});          // [batch, seq, 1]
-  Value freqs = g.create<MulOp>(g.tensorType({kDyn, kDyn, t.headDim / 2}, f32), pos,
-                                g.floats(inv, {t.headDim / 2}, f32));
+  Value freqs = g.create<MulOp>(g.tensorType({kDyn, kDyn, t.rotaryDim / 2}, f32), pos,
+                                g.floats(inv, {t.rotaryDim / 2}, f32));
   Value emb = g.concat({freqs, freqs}, 2);
   Value cos = g.create<CosOp>(emb.getType(), emb), sin = g.create<SinOp>(emb.getType(), emb);
   if (g.floatType() != f32)
@@ -103,12 +104,51 @@ struct LayerOut {
   Value hidden, key, value;
 };
 
+/// The gated MLP's activation on `gate` (relu2: squared after).
+Value squaredIfRelu2(GraphBuilder &g, const TextConfig &t, Value x) {
+  return t.mlpActSquared ? g.mul(x, x) : x;
+}
+
+/// One PersimmonDecoderLayer: LayerNorm, the fused query_key_value projection viewed as
+/// [batch, seq, heads, 3, head_dim], q and k LayerNorms over head_dim, partial rotary, the
+/// KV append, attention, dense, residual add; LayerNorm, dense_h_to_4h with hidden_act,
+/// dense_4h_to_h, residual add.
+LayerOut persimmonLayer(GraphBuilder &g, const TextConfig &t, const Prefixes &model, int64_t i, Value x,
+                        Value mask, std::pair<Value, Value> rope, Value pastK, Value pastV) {
+  const std::string p = "layers." + std::to_string(i) + ".";
+  const int64_t h = t.hiddenSize, hd = t.headDim, heads = t.numHeads;
+  auto norm = [&](Value in, const std::string &name, int64_t n) {
+    return g.layerNorm(in, g.weight(model, p + name + ".weight", {n}), g.weight(model, p + name + ".bias", {n}),
+                       t.normEps);
+  };
+  g.at(model.front() + p + "self_attn");
+  Value n = norm(x, "input_layernorm", h);
+  Value qkv = g.reshape(g.linear(n, model, p + "self_attn.query_key_value", 3 * h, true), {0, 0, heads, 3, hd});
+  auto part = [&](int64_t j, const char *layerNorm) {
+    Value s = g.reshape(g.slice(qkv, 3, j, j + 1), {0, 0, heads, hd}); // [batch, seq, heads, hd]
+    if (layerNorm && t.qkLayerNorm)
+      s = norm(s, std::string("self_attn.") + layerNorm, hd);
+    return g.transpose(s, {0, 2, 1, 3});
+  };
+  Value q = part(0, "q_layernorm"), k = part(1, "k_layernorm"), v = part(2, nullptr);
+  q = g.create<RotaryOp>(q.getType(), q, rope.first, rope.second, false);
+  k = g.create<RotaryOp>(k.getType(), k, rope.first, rope.second, false);
+  Value keys = g.concat({pastK, k}, 2), values = g.concat({pastV, v}, 2);
+  Value a = g.attention(q, keys, values, mask, 1.0 / std::sqrt(static_cast<double>(hd)));
+  x = g.add(x, g.linear(g.mergeHeads(a), model, p + "self_attn.dense", h, true));
+  g.at(model.front() + p + "mlp");
+  n = norm(x, "post_attention_layernorm", h);
+  Value m = squaredIfRelu2(g, t, g.linear(n, model, p + "mlp.dense_h_to_4h", t.intermediateSize, true, t.mlpAct));
+  x = g.add(x, g.linear(m, model, p + "mlp.dense_4h_to_h", h, true));
+  return {x, keys, values};
+}
+
 LayerOut decoderLayer(GraphBuilder &g, const TextConfig &t, const Prefixes &model, int64_t i,
                       Value x, Value mask, std::pair<Value, Value> rope, Value pastK, Value pastV) {
   const std::string p = "layers." + std::to_string(i) + ".";
   const int64_t hd = t.headDim, qN = t.numHeads * hd, kvN = t.numKvHeads * hd;
   auto norm = [&](Value in, const std::string &name) {
-    return g.rmsNorm(in, g.weight(model, p + name + ".weight", {t.hiddenSize}), t.rmsNormEps,
+    return g.rmsNorm(in, g.weight(model, p + name + ".weight", {t.hiddenSize}), t.normEps,
                      t.normScaleOffset);
   };
   g.at(model.front() + p + "self_attn");
@@ -126,9 +166,9 @@ LayerOut decoderLayer(GraphBuilder &g, const TextConfig &t, const Prefixes &mode
   h = norm(x, "post_attention_layernorm");
   // down(act(gate(x)) * up(x)): SwiGLU for silu, else the activation as gate's epilogue
   // (Gemma's GeGLU).
-  const bool swiglu = t.mlpAct == Activation::silu;
-  Value gate = g.linear(h, model, p + "mlp.gate_proj", t.intermediateSize, t.mlpBias,
-                        swiglu ? Activation::none : t.mlpAct);
+  const bool swiglu = t.mlpAct == Activation::silu && !t.mlpActSquared;
+  Value gate = squaredIfRelu2(g, t, g.linear(h, model, p + "mlp.gate_proj", t.intermediateSize, t.mlpBias,
+                                             swiglu ? Activation::none : t.mlpAct));
   Value up = g.linear(h, model, p + "mlp.up_proj", t.intermediateSize, t.mlpBias);
   Value s = swiglu ? Value(g.create<SwiGLUOp>(gate.getType(), gate, up)) : g.mul(gate, up);
   x = g.add(x, g.linear(s, model, p + "mlp.down_proj", t.hiddenSize, t.mlpBias));
@@ -191,8 +231,9 @@ void buildDecoder(ModuleOp module, Location loc, const TextConfig &t, bool tied,
   std::vector<Value> results(1);
   std::vector<Port> ports = {{"logits", Type(), {"batch", "seq", ""}, ValueRole::logits}};
   for (int64_t i = 0; i < t.numLayers && !g.failed(); ++i) {
-    LayerOut l = decoderLayer(g, t, prefixes.model, i, x, t.slidingLayers[i] ? slidingMask : mask, rope,
-                              in.pastKeys[i], in.pastValues[i]);
+    LayerOut l = (t.persimmon() ? persimmonLayer : decoderLayer)(
+        g, t, prefixes.model, i, x, t.slidingLayers[i] ? slidingMask : mask, rope, in.pastKeys[i],
+        in.pastValues[i]);
     x = l.hidden;
     for (bool isValue : {false, true}) {
       results.push_back(isValue ? l.value : l.key);
@@ -200,9 +241,15 @@ void buildDecoder(ModuleOp module, Location loc, const TextConfig &t, bool tied,
                        {"batch", "", "total", ""}, ValueRole::kvPresent, KvPosition{i, isValue}});
     }
   }
-  g.at(prefixes.model.front() + "norm");
-  x = g.rmsNorm(x, g.weight(prefixes.model, "norm.weight", {t.hiddenSize}), t.rmsNormEps,
-                t.normScaleOffset);
+  if (t.persimmon()) {
+    g.at(prefixes.model.front() + "final_layernorm");
+    x = g.layerNorm(x, g.weight(prefixes.model, "final_layernorm.weight", {t.hiddenSize}),
+                    g.weight(prefixes.model, "final_layernorm.bias", {t.hiddenSize}), t.normEps);
+  } else {
+    g.at(prefixes.model.front() + "norm");
+    x = g.rmsNorm(x, g.weight(prefixes.model, "norm.weight", {t.hiddenSize}), t.normEps,
+                  t.normScaleOffset);
+  }
   g.at(tied ? prefixes.model.front() + "embed_tokens" : prefixes.lmHead.front() + "lm_head");
   Value head = tied ? g.linearWeight(prefixes.model, "embed_tokens.weight", t.vocabSize, t.hiddenSize)
                     : g.linearWeight(prefixes.lmHead, "lm_head.weight", t.vocabSize, t.hiddenSize);

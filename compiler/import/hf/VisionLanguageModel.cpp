@@ -11,8 +11,34 @@ const Prefixes kVisionTowerPrefixes = {"model.vision_tower.vision_model.", "visi
                                        "model.vision_tower.", "vision_tower."};
 const Prefixes kProjectorPrefixes = {"model.multi_modal_projector.", "multi_modal_projector."};
 
+PixelInput imagePixels(const VisionConfig &v) {
+  return {"pixel_values", {kDyn, v.numChannels, v.imageSize, v.imageSize}, {"batch", "", "", ""}};
+}
+
+namespace {
+
+LogicalResult buildVisionEncoder(ModuleOp module, Location loc, const PixelInput &in,
+                                 const TensorMap &tensors, Type ft,
+                                 llvm::function_ref<Value(GraphBuilder &, Value)> features,
+                                 std::string &error) {
+  Port pixels{in.name, RankedTensorType::get(in.shape, ft), in.dims, contract::ValueRole::pixelValues};
+  func::FuncOp fn =
+      createFunction(module, loc, "vision_encoder", contract::FunctionRole::visionEncoder, {pixels});
+  GraphBuilder g(fn.getBody().front(), loc, tensors, ft);
+  Value x = features(g, fn.getArgument(0));
+  if (g.failed()) {
+    error = g.error();
+    return failure();
+  }
+  finishFunction(fn, {x}, {{"image_features", x.getType(), {"batch", "", ""},
+                            contract::ValueRole::imageFeatures}});
+  return success();
+}
+
+} // namespace
+
 LogicalResult buildVisionLanguageModel(ModuleOp module, const std::string &configPath,
-                                       const VisionConfig &v,
+                                       const PixelInput &pixels,
                                        llvm::function_ref<Value(GraphBuilder &, Value)> features,
                                        const TextConfig &t, bool tiedEmbeddings,
                                        const TextPrefixes &textPrefixes, const TensorMap &tensors,
@@ -20,7 +46,7 @@ LogicalResult buildVisionLanguageModel(ModuleOp module, const std::string &confi
   MLIRContext *ctx = module.getContext();
   Location loc = FileLineColLoc::get(ctx, configPath, 0, 0);
   Type ft = Float32Type::get(ctx);
-  if (failed(buildVisionEncoder(module, loc, v, tensors, ft, features, error)))
+  if (failed(buildVisionEncoder(module, loc, pixels, tensors, ft, features, error)))
     return failure();
   return buildTextModel(module, loc, t, tiedEmbeddings, textPrefixes, tensors, ft, error);
 }

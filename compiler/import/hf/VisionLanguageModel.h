@@ -1,8 +1,9 @@
 //===- VisionLanguageModel.h - what every architecture builder shares ---------===//
 //
-// A family's builder (Architectures.h) reads its config and says how its image features
-// are computed; this builds the three functions from that: @vision_encoder
-// (VisionTower.h's buildVisionEncoder) and the text model's @embed_tokens and
+// A family's builder (Architectures.h) reads its config and says what its vision encoder
+// takes and how it computes the image features; this builds the three functions from
+// that: @vision_encoder(<pixels>) -> image_features [batch, F, text hidden] (the roles
+// pixel_values and image_features) and the text model's @embed_tokens and
 // @decoder_model_merged (TextDecoder.h).
 //
 // The graph is built in f32 whatever the checkpoint's dtype (its weights cast, casts the
@@ -25,11 +26,22 @@ namespace mm::hf {
 extern const TextPrefixes kLanguageModelPrefixes;
 extern const Prefixes kVisionTowerPrefixes, kProjectorPrefixes;
 
+/// The vision encoder's input: its name, shape (kDyn for a dynamic dim) and dim names; its
+/// element type is the graph's.
+struct PixelInput {
+  std::string name;
+  std::vector<int64_t> shape;
+  std::vector<std::string> dims;
+};
+
+/// pixel_values [batch, channels, image_size, image_size] of a ViT.
+PixelInput imagePixels(const VisionConfig &v);
+
 /// The functions of a model from config.json at `configPath` into `module`; `features`
-/// computes the image features [batch, F, text hidden] from the pixels. Fails with a
-/// message in `error`.
+/// computes the image features [batch, F, text hidden] from the `pixels` input. Fails
+/// with a message in `error`.
 mlir::LogicalResult
-buildVisionLanguageModel(mlir::ModuleOp module, const std::string &configPath, const VisionConfig &v,
+buildVisionLanguageModel(mlir::ModuleOp module, const std::string &configPath, const PixelInput &pixels,
                          llvm::function_ref<mlir::Value(GraphBuilder &, mlir::Value)> features,
                          const TextConfig &t, bool tiedEmbeddings, const TextPrefixes &textPrefixes,
                          const TensorMap &tensors, std::string &error);

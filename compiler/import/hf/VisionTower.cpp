@@ -81,23 +81,4 @@ Value visionLastHiddenState(GraphBuilder &g, const VisionConfig &v, const Prefix
                      g.weight(pre, "post_layernorm.bias", {v.hiddenSize}), v.layerNormEps);
 }
 
-LogicalResult buildVisionEncoder(ModuleOp module, Location loc, const VisionConfig &v,
-                                 const TensorMap &tensors, Type ft,
-                                 llvm::function_ref<Value(GraphBuilder &, Value)> features,
-                                 std::string &error) {
-  Port pixels{"pixel_values", RankedTensorType::get({kDyn, v.numChannels, v.imageSize, v.imageSize}, ft),
-              {"batch", "", "", ""}, contract::ValueRole::pixelValues};
-  func::FuncOp fn =
-      createFunction(module, loc, "vision_encoder", contract::FunctionRole::visionEncoder, {pixels});
-  GraphBuilder g(fn.getBody().front(), loc, tensors, ft);
-  Value x = features(g, fn.getArgument(0));
-  if (g.failed()) {
-    error = g.error();
-    return failure();
-  }
-  finishFunction(fn, {x}, {{"image_features", x.getType(), {"batch", "", ""},
-                            contract::ValueRole::imageFeatures}});
-  return success();
-}
-
 } // namespace mm::hf

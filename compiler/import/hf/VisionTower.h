@@ -42,14 +42,6 @@ std::vector<mlir::Value> visionHiddenStates(GraphBuilder &g, const VisionConfig 
 mlir::Value visionLastHiddenState(GraphBuilder &g, const VisionConfig &v, const Prefixes &prefixes,
                                   mlir::Value pixels);
 
-/// Adds @vision_encoder(pixel_values [batch, channels, image_size, image_size]) ->
-/// image_features [batch, F, D] (the roles pixel_values and image_features) to `module`;
-/// `features` builds the features from the pixels. Fails with the builder's first error.
-mlir::LogicalResult buildVisionEncoder(mlir::ModuleOp module, mlir::Location loc, const VisionConfig &v,
-                                       const TensorMap &tensors, mlir::Type floatType,
-                                       llvm::function_ref<mlir::Value(GraphBuilder &, mlir::Value)> features,
-                                       std::string &error);
-
 } // namespace mm::hf
 
 #endif // MM_COMPILER_IMPORT_HF_VISIONTOWER_H

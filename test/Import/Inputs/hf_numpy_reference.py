@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """A numpy (float64) reference of transformers' LlavaForConditionalGeneration,
-PaliGemmaForConditionalGeneration and Idefics3ForConditionalGeneration for the
+PaliGemmaForConditionalGeneration, Idefics3ForConditionalGeneration and FuyuForCausalLM
+(its Persimmon decoder from modeling_persimmon.py) for the
 configurations the HF importer builds (CLIP / SigLIP / Idefics3 vision; Llama / Mistral /
 Qwen2 / Gemma text), written from modeling_llava.py, modeling_paligemma.py,
 modeling_idefics3.py, modeling_clip.py, modeling_siglip.py, modeling_llama.py (with
@@ -87,13 +88,14 @@ def vision(W, vc, pix, pre):
     return states
 
 def family(cfg):
-    return {"PaliGemmaForConditionalGeneration": "paligemma",
-            "Idefics3ForConditionalGeneration": "idefics3"}.get(cfg["architectures"][0], "llava")
+    return {"PaliGemmaForConditionalGeneration": "paligemma", "Idefics3ForConditionalGeneration": "idefics3",
+            "FuyuForCausalLM": "fuyu"}.get(cfg["architectures"][0], "llava")
 
 # Tensor-name prefixes per family: vision tower, projector / connector, text model, lm_head.
 PREFIXES = {"llava": ("vision_tower.vision_model.", "multi_modal_projector.", "language_model.model.", "language_model."),
             "paligemma": ("vision_tower.vision_model.", "multi_modal_projector.", "language_model.model.", "language_model."),
-            "idefics3": ("model.vision_model.", "model.connector.", "model.text_model.", "")}
+            "idefics3": ("model.vision_model.", "model.connector.", "model.text_model.", ""),
+            "fuyu": ("", "model.", "model.language_model.", "")}
 
 def pixel_shuffle(x, s):
     B, n2, E = x.shape; n = int(round(n2 ** 0.5))
@@ -103,6 +105,8 @@ def pixel_shuffle(x, s):
 
 def image_features(W, cfg, pix, vpre, ppre):
     fam = family(cfg)
+    if fam == "fuyu":  # the patches [batch, patches, P * P * C] through vision_embed_tokens
+        return lin(W, pix, ppre + "vision_embed_tokens", True)
     if fam != "llava":  # last_hidden_state: every layer, then post_layernorm
         vc = cfg["vision_config"]
         x = ln(vision(W, vc, pix, vpre)[-1], W[vpre + "post_layernorm.weight"], W[vpre + "post_layernorm.bias"],
@@ -139,7 +143,46 @@ def inv_freq(tc, hd):
         inv = np.where(med, sm, il)
     return inv.astype(np.float64)
 
+def persimmon_decoder(W, tc, embeds, mask, pos, past, tpre, hpre):
+    """PersimmonModel + lm_head (modeling_persimmon.py): LayerNorms, the fused per-head
+    query_key_value, qk LayerNorms over head_dim, partial rotary, relu2 MLP."""
+    h = tc["hidden_size"]; heads = tc["num_attention_heads"]; hd = h // heads
+    eps = tc.get("layer_norm_eps", 1e-5)
+    rp = tc.get("rope_parameters") or {}
+    rot = int(hd * rp.get("partial_rotary_factor", tc.get("partial_rotary_factor", 0.5)))
+    theta = rp.get("rope_theta", tc.get("rope_theta", 25000.0))
+    inv = (1.0 / (np.float32(theta) ** (np.arange(0, rot, 2, dtype=np.float32) / np.float32(rot)))).astype(np.float64)
+    fr = pos[..., None] * inv
+    emb = np.concatenate([fr, fr], -1); cos, sin = np.cos(emb)[:, None], np.sin(emb)[:, None]
+    rope = lambda t: np.concatenate([t[..., :rot] * cos + np.concatenate([-t[..., rot // 2:rot], t[..., :rot // 2]], -1) * sin,
+                                     t[..., rot:]], -1)
+    a = tc.get("hidden_act", "relu2")
+    mlp_act = (lambda x: np.maximum(x, 0) ** 2) if a == "relu2" else (lambda x: act(a, x))
+    B, S, _ = embeds.shape; T = mask.shape[1]; x = embeds
+    for i in range(tc["num_hidden_layers"]):
+        P = tpre + f"layers.{i}."
+        n = ln(x, W[P + "input_layernorm.weight"], W[P + "input_layernorm.bias"], eps)
+        qkv = lin(W, n, P + "self_attn.query_key_value", True).reshape(B, S, heads, 3, hd)
+        q, k, v = qkv[..., 0, :], qkv[..., 1, :], qkv[..., 2, :]
+        if tc.get("qk_layernorm", True):
+            q = ln(q, W[P + "self_attn.q_layernorm.weight"], W[P + "self_attn.q_layernorm.bias"], eps)
+            k = ln(k, W[P + "self_attn.k_layernorm.weight"], W[P + "self_attn.k_layernorm.bias"], eps)
+        q, k, v = (t.transpose(0, 2, 1, 3) for t in (q, k, v))
+        q, k = rope(q), rope(k)
+        pk, pv = past[i]
+        k = np.concatenate([pk, k], 2); v = np.concatenate([pv, v], 2)
+        qi = np.arange(S)[:, None] + pk.shape[2]; kj = np.arange(T)[None, :]
+        add = np.where((kj <= qi)[None] & (mask[:, None, :] > 0), 0.0, -np.inf)[:, None]
+        o = softmax(q @ k.transpose(0, 1, 3, 2) * hd ** -0.5 + add) @ v
+        x = x + lin(W, o.transpose(0, 2, 1, 3).reshape(B, S, h), P + "self_attn.dense", True)
+        n = ln(x, W[P + "post_attention_layernorm.weight"], W[P + "post_attention_layernorm.bias"], eps)
+        x = x + lin(W, mlp_act(lin(W, n, P + "mlp.dense_h_to_4h", True)), P + "mlp.dense_4h_to_h", True)
+    x = ln(x, W[tpre + "final_layernorm.weight"], W[tpre + "final_layernorm.bias"], eps)
+    return x @ W[hpre + "lm_head.weight"].T, None
+
 def decoder(W, tc, embeds, mask, pos, past, tpre, hpre, tied, layer_windows, prefix=False):
+    if tc.get("model_type") == "persimmon":
+        return persimmon_decoder(W, tc, embeds, mask, pos, past, tpre, hpre)
     h = tc["hidden_size"]; heads = tc["num_attention_heads"]; kvh = tc.get("num_key_value_heads", heads)
     hd = tc.get("head_dim") or h // heads
     mt = tc.get("model_type", "llama")
@@ -185,7 +228,28 @@ def decoder(W, tc, embeds, mask, pos, past, tpre, hpre, tied, layer_windows, pre
     head = W[tpre + "embed_tokens.weight"] if tied else W[hpre + "lm_head.weight"]
     return x @ head.T, presents
 
+def make_persimmon_weights(cfg, r, one):
+    tc = cfg["text_config"]; h = tc["hidden_size"]; I = tc["intermediate_size"]; hd = h // tc["num_attention_heads"]
+    V, Pp, T, H = PREFIXES["fuyu"]
+    p = cfg["patch_size"]
+    W = {Pp + "vision_embed_tokens.weight": r(h, p * p * 3), Pp + "vision_embed_tokens.bias": r(h),
+         T + "embed_tokens.weight": r(tc["vocab_size"], h), H + "lm_head.weight": r(tc["vocab_size"], h),
+         T + "final_layernorm.weight": one(h), T + "final_layernorm.bias": r(h)}
+    for i in range(tc["num_hidden_layers"]):
+        P = T + f"layers.{i}."
+        for l, n in (("input_layernorm", h), ("post_attention_layernorm", h), ("self_attn.q_layernorm", hd),
+                     ("self_attn.k_layernorm", hd)):
+            W[P + l + ".weight"] = one(n); W[P + l + ".bias"] = r(n)
+        for m, N, K in (("self_attn.query_key_value", 3 * h, h), ("self_attn.dense", h, h),
+                        ("mlp.dense_h_to_4h", I, h), ("mlp.dense_4h_to_h", h, I)):
+            W[P + m + ".weight"] = r(N, K); W[P + m + ".bias"] = r(N)
+    return W
+
 def make_weights(cfg, rng, tied):
+    r = lambda *s: rng.normal(0, 0.1, s)
+    one = lambda *s: rng.normal(1, 0.1, s)
+    if family(cfg) == "fuyu":
+        return make_persimmon_weights(cfg, r, one)
     vc, tc = cfg["vision_config"], cfg["text_config"]
     clip = vc["model_type"] == "clip_vision_model"
     fam = family(cfg)
@@ -259,11 +323,15 @@ def check(mmc, mmrun, work, name, cfg, tied=False, windows=None, positions_offse
     rc, out = run([mmc, "compile", d, "-o", d + ".plan"])
     if rc:
         print(f"FAIL {name}: mmc compile: {out[-1500:]}"); return False
-    vc, tc = cfg["vision_config"], cfg["text_config"]
-    S = vc["image_size"]
-    pix = rng.uniform(-1, 1, (1, 3, S, S)).astype(np.float32)
+    tc = cfg["text_config"]
+    if family(cfg) == "fuyu":  # the processor's patches of a 3 x 5 patch grid
+        pix = rng.uniform(-1, 1, (1, 15, cfg["patch_size"] ** 2 * 3)).astype(np.float32)
+    else:
+        S = cfg["vision_config"]["image_size"]
+        pix = rng.uniform(-1, 1, (1, 3, S, S)).astype(np.float32)
     np.save(d + "/pix.npy", pix)
-    rc, out = run([mmrun, d + ".plan", "--function", "vision_encoder", "--input", f"pixel_values={d}/pix.npy",
+    pixels = "image_patches" if family(cfg) == "fuyu" else "pixel_values"
+    rc, out = run([mmrun, d + ".plan", "--function", "vision_encoder", "--input", f"{pixels}={d}/pix.npy",
                    "--output-dir", d + "/vo", "--output-format", "npy"])
     if rc:
         print(f"FAIL {name}: mmrun vision_encoder: {out[-1500:]}"); return False
@@ -275,6 +343,7 @@ def check(mmc, mmrun, work, name, cfg, tied=False, windows=None, positions_offse
           f"{np.abs(got - ref).max() if got.shape == ref.shape else 'shape differs: ' + str(ref.shape)}")
     th = tc["hidden_size"]; heads = tc["num_attention_heads"]; kvh = tc.get("num_key_value_heads", heads)
     hd = tc.get("head_dim") or th // heads
+    if tc.get("model_type") == "persimmon": kvh, hd = heads, th // heads
     Sq = 10
     emb = rng.normal(0, 1, (1, Sq, th)).astype(np.float32)
     mask = np.ones((1, Sq), np.int64)
@@ -350,6 +419,16 @@ CASES = {
     "paligemma-gemma-bias": (C(SIGLIP, dict(GEMMA, attention_bias=True, hidden_act="gelu"),
                                "PaliGemmaForConditionalGeneration", projection_dim=32, tie_word_embeddings=True),
                              {"tied": True}),
+    # Fuyu: 8x8 patches into Persimmon (head_dim 16, a quarter of it rotated, qk
+    # LayerNorms, relu2), positions far out so that the rotary angles are large.
+    "fuyu-persimmon": ({"architectures": ["FuyuForCausalLM"], "model_type": "fuyu", "patch_size": 8,
+                        "hidden_size": 32, "image_token_id": 60,
+                        "text_config": {"model_type": "persimmon", "hidden_size": 32, "intermediate_size": 48,
+                                        "num_hidden_layers": 2, "num_attention_heads": 2, "vocab_size": 64,
+                                        "layer_norm_eps": 1e-5, "qk_layernorm": True, "hidden_act": "relu2",
+                                        "rope_parameters": {"rope_type": "default", "rope_theta": 25000.0,
+                                                            "partial_rotary_factor": 0.25}}},
+                       {"positions_offset": 50}),
 }
 
 

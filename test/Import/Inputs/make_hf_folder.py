@@ -37,7 +37,7 @@ T_HIDDEN, T_HEADS, T_KV, T_LAYERS, T_MLP, VOCAB = 32, 4, 2, 2, 48, 64
 
 def config(brk):
     return {
-        "architectures": ["FuyuForCausalLM" if brk == "arch" else "LlavaForConditionalGeneration"],
+        "architectures": ["MllamaForConditionalGeneration" if brk == "arch" else "LlavaForConditionalGeneration"],
         "model_type": "llava", "image_token_index": 60, "vision_feature_layer": -2,
         "vision_feature_select_strategy": "default", "projector_hidden_act": "gelu",
         "vision_config": {"model_type": "clip_vision_model", "hidden_size": V_HIDDEN,
