@@ -3,6 +3,7 @@
 
 #include "compiler/transforms/Passes.h"
 #include "mm/MMOps.h"
+#include "mm/ModelContract.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -92,6 +93,8 @@ bool holdsHalfFloats(ModuleOp module) {
 } // namespace
 
 std::string modelFloatType(ModuleOp module) {
+  if (auto given = module->getAttrOfType<StringAttr>(contract::kConfigDtypeAttr))
+    return given.str();
   int64_t f32 = 0, f16 = 0, bf16 = 0;
   auto count = [&](Type t, int64_t amount) {
     Type e = cast<RankedTensorType>(t).getElementType();

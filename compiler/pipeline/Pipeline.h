@@ -41,8 +41,10 @@ struct PipelineOptions {
 };
 
 /// The float type a model computes in when the user does not say (`mmc compile --dtype
-/// auto`): "f32", "f16" or "bf16", whichever holds the most bytes of mm.weight (without
-/// float weights, the most float arguments); "f32" when there are neither. An f16 export
+/// auto`): the module's `mm.config_dtype` ("f32", "f16" or "bf16": a Hugging Face
+/// config.json's dtype / torch_dtype, set by the HF importer) when it has one, else
+/// whichever of f32, f16 and bf16 holds the most bytes of mm.weight (without float
+/// weights, the most float arguments); "f32" when there are neither. An f16 export
 /// therefore compiles to an f16 plan.
 std::string modelFloatType(mlir::ModuleOp module);
 

@@ -62,8 +62,9 @@ static cl::opt<std::string> compileFrom("from", cl::sub(compileCmd), cl::init("a
 static cl::opt<std::string> compileTarget("target", cl::sub(compileCmd), cl::init("cpu"),
                                           cl::desc("Target backend: cpu or cuda"));
 static cl::opt<std::string> compileDtype("dtype", cl::sub(compileCmd), cl::init("auto"),
-                                         cl::desc("Compute dtype: auto (the weights' own "
-                                                  "float type), f32, f16 or bf16"));
+                                         cl::desc("Compute dtype: auto (a Hugging Face config's "
+                                                  "dtype, else the weights' own float type), f32, "
+                                                  "f16 or bf16"));
 static cl::opt<std::string> compileConfig("config", cl::sub(compileCmd),
                                           cl::desc("config.json with generation metadata "
                                                    "(default: next to the model)"),

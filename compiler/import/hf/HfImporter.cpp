@@ -5,6 +5,7 @@
 #include "compiler/import/hf/Safetensors.h"
 #include "compiler/support/JsonFile.h"
 #include "mm/MMDialect.h"
+#include "mm/ModelContract.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Verifier.h"
@@ -31,6 +32,23 @@ const std::vector<Architecture> &architectures() {
       {"SmolVLMForConditionalGeneration", hf::buildIdefics3},
       {"FuyuForCausalLM", hf::buildFuyu}};
   return all;
+}
+
+/// The compute type config.json's dtype (transformers 5) or torch_dtype (4.x) names:
+/// float32 (and float64, which mmc computes in f32), float16 or bfloat16; "" for none or
+/// another value ("auto"), which leaves the choice to the weights.
+std::string configDtype(const nlohmann::json &config) {
+  for (const char *key : {"dtype", "torch_dtype"})
+    if (config.contains(key) && config[key].is_string()) {
+      const std::string v = config[key].get<std::string>();
+      if (v == "float32" || v == "float64")
+        return "f32";
+      if (v == "float16")
+        return "f16";
+      if (v == "bfloat16")
+        return "bf16";
+    }
+  return "";
 }
 
 std::string configPathOf(llvm::StringRef folder) {
@@ -94,6 +112,8 @@ mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>> importHfFolder(llvm::StringRe
     return mlir::emitError(loc) << chosen->name << ": " << error;
   if (mlir::failed(mlir::verify(*module)))
     return mlir::emitError(loc) << chosen->name << ": the built module does not verify";
+  if (std::string dtype = configDtype(config); !dtype.empty())
+    (*module)->setAttr(contract::kConfigDtypeAttr, mlir::StringAttr::get(&ctx, dtype));
   return module;
 }
 

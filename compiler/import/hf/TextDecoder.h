@@ -1,6 +1,6 @@
 //===- TextDecoder.h - Llama-family decoders from a checkpoint ---------------===//
 //
-// The embedding and the decoder of LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM
+// The embedding and the decoder of LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM,
 // GemmaForCausalLM and PersimmonForCausalLM (transformers' modeling_llama.py and its
 // copies, modeling_gemma.py, modeling_persimmon.py: persimmonLayer in TextDecoder.cpp),
 // built at the fused level with the ONNX exports' signatures (Optimum's names) and the

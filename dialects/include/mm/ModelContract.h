@@ -28,6 +28,10 @@ namespace mm::contract {
 
 constexpr llvm::StringLiteral kRoleAttr = "mm.role";
 constexpr llvm::StringLiteral kKvAttr = "mm.kv";
+/// On the module: the compute type the model's own config asks for ("f32", "f16" or
+/// "bf16"; a Hugging Face config.json's dtype / torch_dtype), which mmc compile --dtype
+/// auto takes (modelFloatType in compiler/pipeline/Pipeline.h).
+constexpr llvm::StringLiteral kConfigDtypeAttr = "mm.config_dtype";
 /// The largest layer index `mm.kv` may hold.
 constexpr int64_t kMaxLayer = 1000000;
 
