@@ -94,7 +94,8 @@ bool holdsHalfFloats(ModuleOp module) {
 
 std::string modelFloatType(ModuleOp module) {
   if (auto given = module->getAttrOfType<StringAttr>(contract::kConfigDtypeAttr))
-    return given.str();
+    if (llvm::is_contained({"f32", "f16", "bf16"}, given.getValue()))
+      return given.str();
   int64_t f32 = 0, f16 = 0, bf16 = 0;
   auto count = [&](Type t, int64_t amount) {
     Type e = cast<RankedTensorType>(t).getElementType();

@@ -18,7 +18,7 @@ struct CompileRequest {
   std::string input;      ///< .onnx file, model folder, or .mlir file (textual mm IR)
   std::string output;     ///< plan file
   std::string target = "cpu";
-  std::string dtype = "auto"; ///< f32, f16, bf16, or auto: the weights' float type (modelFloatType)
+  std::string dtype = "auto"; ///< f32, f16, bf16, or auto: the model's float type (modelFloatType)
   std::string config;     ///< explicit config.json ("" = next to the model)
   std::string from = "auto"; ///< importer: auto, onnx or hf (importModel)
   bool stats = false;     ///< print op counts and plan statistics to stderr

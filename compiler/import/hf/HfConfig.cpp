@@ -27,8 +27,8 @@ std::string unknownActivation(llvm::StringRef name) {
 
 namespace {
 
-/// rope_parameters (transformers >= 5), else rope_theta with rope_scaling (and a top-level
-/// partial_rotary_factor); `rope` holds the model type's defaults.
+/// rope_parameters (transformers >= 5), else rope_theta with rope_scaling; `rope` holds the
+/// model type's defaults.
 void readRope(Fields &f, RopeConfig &rope) {
   const bool v5 = f.has("rope_parameters");
   const char *where = v5 ? "rope_parameters" : "rope_scaling";
@@ -39,9 +39,6 @@ void readRope(Fields &f, RopeConfig &rope) {
         return scaling.bad(layerType, "is a per-layer-type rope setting, which mmc does not compile");
   rope.theta = v5 ? scaling.number("rope_theta", f.number("rope_theta", rope.theta))
                   : f.number("rope_theta", rope.theta);
-  rope.partialFactor = v5 ? scaling.number("partial_rotary_factor",
-                                           f.number("partial_rotary_factor", rope.partialFactor))
-                          : f.number("partial_rotary_factor", rope.partialFactor);
   // Both spellings of the type: "rope_type" (transformers >= 4.45) and "type".
   const char *typeKey = scaling.has("rope_type") ? "rope_type" : "type";
   rope.type = scaling.string(typeKey, "default");
@@ -57,8 +54,6 @@ void readRope(Fields &f, RopeConfig &rope) {
   else if (rope.type != "default" && rope.type != "linear" && rope.type != "llama3")
     scaling.bad(typeKey, "is '" + rope.type +
                              "', which mmc does not compile (supported: default, linear, llama3)");
-  else if (!(rope.partialFactor > 0 && rope.partialFactor <= 1))
-    f.bad("partial_rotary_factor", "must be in (0, 1]");
   else if (rope.type != "default" && rope.factor <= 0)
     scaling.bad("factor", "must be positive");
   else if (rope.type == "llama3" &&
@@ -106,7 +101,23 @@ void readMlpActivation(Fields &f, const char *fallback, TextConfig &t) {
   if (std::optional<Activation> a = activationNamed(t.mlpActSquared ? "relu" : act))
     t.mlpAct = *a;
   else
-    f.bad("hidden_act", unknownActivation(act));
+    f.bad("hidden_act", unknownActivation(act) + "; or relu2 (a text model's MLP)");
+}
+
+/// Persimmon's partial_rotary_factor: in rope_parameters (transformers 5), else at the top
+/// of its config (4.x), else 0.5; the rotated channels head_dim * factor (rounded down,
+/// as int()) must be even and nonzero.
+void readPartialRotary(Fields &f, TextConfig &t) {
+  const char *key = "partial_rotary_factor";
+  Fields rope = f.object("rope_parameters");
+  Fields &where = rope.has(key) ? rope : f;
+  t.rope.partialFactor = where.number(key, 0.5);
+  t.rotaryDim = static_cast<int64_t>(static_cast<double>(t.headDim) * t.rope.partialFactor);
+  if (where.ok() && !(t.rope.partialFactor > 0 && t.rope.partialFactor <= 1))
+    where.bad(key, "must be in (0, 1]");
+  else if (where.ok() && (t.rotaryDim % 2 != 0 || t.rotaryDim == 0))
+    where.bad(key, "gives " + std::to_string(t.rotaryDim) + " rotated channels of head_dim " +
+                       std::to_string(t.headDim) + "; rotary embeddings need an even, nonzero count");
 }
 
 /// PersimmonConfig (and FuyuConfig's text model): MHA with head_dim = hidden / heads.
@@ -120,9 +131,11 @@ void readPersimmon(Fields &f, TextConfig &t) {
   t.normEps = f.number("layer_norm_eps", 1e-5);
   if (!(t.normEps >= 0 && t.normEps <= 1))
     f.bad("layer_norm_eps", "must be in [0, 1]");
+  // PersimmonConfig 4.x's rope_theta (the trained checkpoints'); transformers 5's config
+  // class has none of its own (its mixin's 10000 would apply).
   t.rope.theta = 25000.0;
-  t.rope.partialFactor = 0.5;
   readRope(f, t.rope);
+  readPartialRotary(f, t);
   t.qkvBias = t.outputBias = t.mlpBias = true;
   t.qkLayerNorm = f.boolean("qk_layernorm", true);
   t.slidingLayers.assign(t.numLayers, false);
@@ -155,7 +168,7 @@ void readLlamaFamily(Fields &f, TextConfig &t) {
   if (!(t.normEps >= 0 && t.normEps <= 1))
     f.bad("rms_norm_eps", "must be in [0, 1]");
   readRope(f, t.rope);
-  t.rope.partialFactor = 1.0; // LlamaModel and its copies rotate the whole head
+  t.rotaryDim = t.headDim; // LlamaModel and its copies rotate the whole head
   // Llama's attention_bias covers q/k/v/o and mlp_bias the MLP; Gemma's attention_bias
   // q/k/v/o; Qwen2 always has q/k/v biases and no others; Mistral has none (their
   // modeling code hard-codes these).
@@ -186,21 +199,13 @@ void readLlamaFamily(Fields &f, TextConfig &t) {
 
 void readTextConfig(Fields f, const char *defaultType, TextConfig &t) {
   t.modelType = f.string("model_type", defaultType);
-  const bool mistral = t.modelType == "mistral", qwen2 = t.modelType == "qwen2";
-  const bool gemma = t.modelType == "gemma", llama = t.modelType == "llama";
   if (t.persimmon())
     readPersimmon(f, t);
-  else if (!mistral && !qwen2 && !gemma && !llama)
-    return f.bad("model_type", "is '" + t.modelType + "'; a text model mmc compiles is llama, "
-                                                      "mistral, qwen2, gemma or persimmon");
-  else
+  else if (llvm::is_contained({"llama", "mistral", "qwen2", "gemma"}, t.modelType))
     readLlamaFamily(f, t);
-  // Persimmon derives the rotated share from partial_rotary_factor; the others rotate all.
-  t.rotaryDim = static_cast<int64_t>(static_cast<double>(t.headDim) * t.rope.partialFactor);
-  if (f.ok() && (t.rotaryDim % 2 != 0 || t.rotaryDim == 0))
-    f.bad("partial_rotary_factor", "gives " + std::to_string(t.rotaryDim) +
-                                       " rotated channels of head_dim " + std::to_string(t.headDim) +
-                                       "; rotary embeddings need an even, nonzero count");
+  else
+    f.bad("model_type", "is '" + t.modelType + "'; a text model mmc compiles is llama, mistral, "
+                                               "qwen2, gemma or persimmon");
 }
 
 void readVisionConfig(Fields f, const char *defaultType, VisionConfig &v, bool typeFromConfig) {

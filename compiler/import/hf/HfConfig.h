@@ -36,7 +36,7 @@ struct RopeConfig {
   double factor = 1.0;
   double lowFreqFactor = 1.0, highFreqFactor = 4.0;
   int64_t originalMaxPositions = 8192;
-  /// partial_rotary_factor (Persimmon's 0.5): the share of head_dim that is rotated.
+  /// partial_rotary_factor (Persimmon's; 0.5 by default): the share of head_dim rotated.
   double partialFactor = 1.0;
 };
 
@@ -62,8 +62,9 @@ struct TextConfig {
   /// features spliced in after it) and RMSNorm scales of 1 + weight; 1 and 0 elsewhere.
   double embedScale = 1.0;
   double normScaleOffset = 0.0;
-  /// The gated MLP's activation, hidden_act, for every model type: down(act(gate(x)) *
-  /// up(x)) (SwiGLU for silu, Llama's default; GeGLU for gelu_pytorch_tanh, Gemma's).
+  /// The MLP's activation, hidden_act, for every model type: the gated MLPs' down(act(
+  /// gate(x)) * up(x)) (SwiGLU for silu, Llama's default; GeGLU for gelu_pytorch_tanh,
+  /// Gemma's), Persimmon's plain dense_4h_to_h(act(dense_h_to_4h(x))) (relu2).
   Activation mlpAct = Activation::silu;
   bool mlpActSquared = false;       ///< relu2 (So et al. 2021's squared ReLU): relu, then squared
   /// Persimmon (Fuyu's decoder; modeling_persimmon.py): LayerNorms with biases, one fused

@@ -104,7 +104,7 @@ struct LayerOut {
   Value hidden, key, value;
 };
 
-/// The gated MLP's activation on `gate` (relu2: squared after).
+/// `x` after the MLP's activation epilogue, squared for relu2.
 Value squaredIfRelu2(GraphBuilder &g, const TextConfig &t, Value x) {
   return t.mlpActSquared ? g.mul(x, x) : x;
 }
@@ -166,7 +166,7 @@ LayerOut decoderLayer(GraphBuilder &g, const TextConfig &t, const Prefixes &mode
   h = norm(x, "post_attention_layernorm");
   // down(act(gate(x)) * up(x)): SwiGLU for silu, else the activation as gate's epilogue
   // (Gemma's GeGLU).
-  const bool swiglu = t.mlpAct == Activation::silu && !t.mlpActSquared;
+  const bool swiglu = t.mlpAct == Activation::silu;
   Value gate = squaredIfRelu2(g, t, g.linear(h, model, p + "mlp.gate_proj", t.intermediateSize, t.mlpBias,
                                              swiglu ? Activation::none : t.mlpAct));
   Value up = g.linear(h, model, p + "mlp.up_proj", t.intermediateSize, t.mlpBias);

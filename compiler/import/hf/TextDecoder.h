@@ -1,7 +1,7 @@
 //===- TextDecoder.h - Llama-family decoders from a checkpoint ---------------===//
 //
-// The embedding and the decoder of LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM,
-// GemmaForCausalLM and PersimmonForCausalLM (transformers' modeling_llama.py and its
+// The embedding and the decoder of the text models of the families (Architectures.h):
+// Llama, Mistral, Qwen2, Gemma and Persimmon (transformers' modeling_llama.py and its
 // copies, modeling_gemma.py, modeling_persimmon.py: persimmonLayer in TextDecoder.cpp),
 // built at the fused level with the ONNX exports' signatures (Optimum's names) and the
 // model contract set:
@@ -12,7 +12,7 @@
 //       past, head_dim]) -> logits [batch, seq, vocab], present.<i>.key/value
 //       [batch, kv_heads, total, head_dim]   (present = concat(past, new) along axis 2)
 //
-// Each layer: RMSNorm, q/k/v projections (nn.Linear [N, K] weights as transposes the plan
+// Each Llama-family layer (Persimmon's: persimmonLayer): RMSNorm, q/k/v projections (nn.Linear [N, K] weights as transposes the plan
 // writer folds; -mm-fuse-linear merges them), rotary embedding on q and k, the KV append,
 // attention under the causal (or prefix-LM) and padding mask (additive, 0 / -inf, [batch,
 // 1, seq, total]), o_proj, residual add, RMSNorm, the gated MLP (SwiGLU; Gemma's GeGLU),
@@ -29,13 +29,14 @@
 
 namespace mm::hf {
 
-/// Where a decoder's tensors are: `model` holds embed_tokens, layers.<i> and norm;
+/// Where a decoder's tensors are: `model` holds embed_tokens, layers.<i> and norm
+/// (Persimmon: final_layernorm);
 /// `lmHead` holds lm_head.weight.
 struct TextPrefixes {
   Prefixes model, lmHead;
 };
 
-/// The rotary inverse frequencies [head_dim / 2] of `t` (its rope_type applied), f32 as
+/// The rotary inverse frequencies [rotaryDim / 2] of `t` (its rope_type applied), f32 as
 /// transformers computes them.
 std::vector<float> rotaryInverseFrequencies(const TextConfig &t);
 

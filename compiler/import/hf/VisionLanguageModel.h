@@ -7,8 +7,8 @@
 // @decoder_model_merged (TextDecoder.h).
 //
 // The graph is built in f32 whatever the checkpoint's dtype (its weights cast, casts the
-// plan writer folds): the compute type is the pipeline's (--dtype; auto: the weights'
-// own, modelFloatType), and the signature stays f32 as for an f32 export, so a bf16
+// plan writer folds): the compute type is the pipeline's (--dtype; auto: config.json's
+// dtype, else the weights' own, modelFloatType), and the signature stays f32 as for an f32 export, so a bf16
 // checkpoint compiled with --dtype f32 reads f32 pixels and writes f32 features.
 //
 //===----------------------------------------------------------------------===//
