@@ -16,10 +16,10 @@
 // coordinates in the image, bucketed into the grid of position embeddings. For the
 // full-size frames its processor makes (tiles and the resized global image) they are the
 // patch indices, which is what this builds. (transformers computes them with f32
-// fractions and torch.bucketize, whose rounding repeats some ids for some grids: on the
-// CPU for a side of 25, 29 or 31 patches, not for 24, 26 (Idefics3-8B's) or 32 (SmolVLM
-// 256M's and 500M's); mmc uses the
-// exact indices. On the GPU torch's arithmetic differs again: not checked.)
+// fractions and torch.bucketize, whose rounding repeats some ids for some grids: measured
+// with torch 2.11 on the H200 machine, on the CPU for a side of 25, 29 or 31 patches (400,
+// 165 and 232 ids off by one), not for 24, 26 (Idefics3-8B's), 27 (SmolVLM's 384/14) or
+// 32 (SmolVLM 256M's and 500M's); on CUDA for none of these. mmc uses the exact indices.)
 //
 //===----------------------------------------------------------------------===//
 #ifndef MM_COMPILER_IMPORT_HF_VISIONTOWER_H
