@@ -6,6 +6,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
+#include <map>
+
 using json = nlohmann::json;
 
 namespace mm {
@@ -81,6 +83,14 @@ mlir::LogicalResult readModelConfig(const std::string &configPath, ModelConfig &
                          ? config["text_config"]
                          : config;
   int64_t heads = -1;
+  // The image token of the families' configuration classes (transformers 5), which
+  // save_pretrained leaves out of config.json when a model keeps it.
+  static const std::map<std::string, int64_t> imageTokenDefaults = {
+      {"llava", 32000}, {"paligemma", 256000}, {"idefics3", 128257}, {"smolvlm", 128257}, {"fuyu", 71011}};
+  if (config.contains("model_type") && config["model_type"].is_string())
+    if (auto it = imageTokenDefaults.find(config["model_type"].get<std::string>());
+        it != imageTokenDefaults.end())
+      out.imageTokenId = it->second;
   for (const json *obj : std::initializer_list<const json *>{&config, &text}) {
     if (mlir::failed(readInt(*obj, "image_token_index", out.imageTokenId, configPath, error)) ||
         mlir::failed(readInt(*obj, "image_token_id", out.imageTokenId, configPath, error)) ||

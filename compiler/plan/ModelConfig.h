@@ -21,7 +21,7 @@ namespace mm {
 /// Fields are -1 / empty when the file does not give them.
 struct ModelConfig {
   std::string path;              ///< the config.json read ("" if none was found)
-  int64_t imageTokenId = -1;     ///< image_token_index or image_token_id
+  int64_t imageTokenId = -1;     ///< image_token_index or image_token_id (else the family's default)
   int64_t bosTokenId = -1;
   std::vector<int64_t> eosTokenIds;
   int64_t hiddenSize = -1;

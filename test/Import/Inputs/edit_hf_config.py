@@ -5,7 +5,8 @@ tests:
   edit_hf_config.py SRC DST KEY=JSON [KEY=JSON ...]
 
 KEY is a dotted path into config.json ("text_config.model_type"); JSON its new value
-("\\"gemma2\\"", 3). The safetensors files are linked, not copied.
+("\\"gemma2\\"", 3), or nothing to remove the key. The safetensors files are linked, not
+copied.
 """
 import json
 import os
@@ -25,5 +26,8 @@ for edit in sys.argv[3:]:
     node = config
     for p in path:
         node = node.setdefault(p, {})
-    node[last] = json.loads(value)
+    if value:
+        node[last] = json.loads(value)
+    else:
+        node.pop(last, None)
 json.dump(config, open(os.path.join(dst, "config.json"), "w"), indent=1)
