@@ -4,7 +4,8 @@ reference/generation.json (greedy tokens, exactly) and, with --intermediates, th
 features and the prefill last-position logits against reference/*.npy.
 
 usage: check_generation.py MMRUN PLAN MODEL_DIR WORK_DIR [--intermediates]
-           [--features-atol A] [--logits-atol A] [--features-rtol R] [--tokens-informational]
+           [--features-atol A] [--logits-atol A] [--features-rtol R] [--logits-rtol R]
+           [--tokens-informational]
            [--teacher-eps EPS] [--mmrun-arg=ARG ...]
 Prints one PASS/FAIL line per check; exits 1 on any failure. --tokens-informational
 prints the tokens without requiring them to match (reduced-precision plans).
@@ -56,6 +57,9 @@ ap.add_argument("--tokens-informational", action="store_true")
 # --features-rtol R: the features pass when max|got - ref| <= R * max|ref| (relative error
 # against the features' scale, the bf16 criterion of issue 7).
 ap.add_argument("--features-rtol", type=float, default=None)
+# --logits-rtol R: the same for the prefill logits (bf16 plans of models whose logits are
+# large: an absolute limit would depend on the model's scale).
+ap.add_argument("--logits-rtol", type=float, default=None)
 ap.add_argument("--teacher-eps", type=float, default=None)
 ap.add_argument("--mmrun-arg", action="append", default=[])
 args = ap.parse_args()
@@ -188,5 +192,5 @@ def check(name, atol, rtol=None):
 
 if intermediates:
     check("image_features.npy", FEATURES_ATOL, args.features_rtol)
-    check("prefill_last_logits.npy", LOGITS_ATOL)
+    check("prefill_last_logits.npy", LOGITS_ATOL, args.logits_rtol)
 sys.exit(0 if ok else 1)

@@ -86,8 +86,8 @@ if [ -n "$testmodels" ]; then
   fi
 fi
 
-# Hugging Face folders (issue 15): test/models/hf-* (LLaVA, PaliGemma, Idefics3, SmolVLM)
-# compiled from safetensors alone,
+# Hugging Face folders (issue 15): test/models/hf-* (LLaVA, PaliGemma, Idefics3, SmolVLM,
+# Fuyu) compiled from safetensors alone,
 # f32 on CUDA with and without CUDA graphs (features 1e-4, logits 1e-3, tokens exactly, as
 # on the CPU) and bf16 (features within 2e-2 relative, tokens reported).
 if [ -n "$testmodels" ]; then
@@ -103,9 +103,14 @@ if [ -n "$testmodels" ]; then
     else
       echo "FAIL $m: mmc compile --target cuda"; status=1
     fi
+    # bf16 logits: LLaVA folders within 5e-2 as the ONNX path's; the other families' logits
+    # are larger (max |ref| to 11.4), so within 0.1 of max |ref|: PyTorch's own bf16 error on
+    # them reaches 0.055 of it (PaliGemma on CUDA; SmolVLM's 0.36 is torch bucketing its
+    # position ids in bf16), mmc's 0.058 (session 16, H200).
+    logits=(--logits-atol 5e-2); [[ $m == hf-llava-* ]] || logits=(--logits-rtol 0.1)
     if "$mmc" compile "$dir" -o "$work/$m-bf16.plan" --target cuda --dtype bf16; then
       python3 "$inputs/check_generation.py" "$mmrun" "$work/$m-bf16.plan" "$dir" "$work/$m-bf16" --intermediates \
-        --features-rtol 2e-2 --logits-atol 5e-2 --tokens-informational --mmrun-arg=--device --mmrun-arg=cuda \
+        --features-rtol 2e-2 "${logits[@]}" --tokens-informational --mmrun-arg=--device --mmrun-arg=cuda \
         > "$work/$m-bf16.log" 2>&1 || status=1
       sed "s/^/$m bf16: /" "$work/$m-bf16.log"
     else
