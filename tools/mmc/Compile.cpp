@@ -53,6 +53,12 @@ mlir::OwningOpRef<mlir::ModuleOp> importModel(const std::string &input, const st
     usageError("--bind applies to ONNX models, not to the Hugging Face folder '" + input + "'");
     return nullptr;
   }
+  if (from == "auto" && !hf && llvm::sys::fs::is_directory(input) && !holdsOnnxGraphs(input)) {
+    mlir::emitError(mlir::FileLineColLoc::get(&ctx, input, 0, 0))
+        << "folder '" << input << "' holds no .onnx file (looked in it and in its onnx/ "
+        << "subfolder) and no config.json (a Hugging Face folder: config.json and safetensors)";
+    return nullptr;
+  }
   auto module = hf ? importHfFolder(input, ctx) : importOnnx(input, ctx, options);
   if (mlir::failed(module))
     return nullptr;

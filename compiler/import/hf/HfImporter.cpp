@@ -88,6 +88,8 @@ mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>> importHfFolder(llvm::StringRe
     for (const nlohmann::json &a : config["architectures"])
       if (a.is_string())
         names.push_back(a.get<std::string>());
+  if (config.contains("architectures") && config["architectures"].is_string()) // one, not a list
+    names.push_back(config["architectures"].get<std::string>());
   const Architecture *chosen = nullptr;
   for (const std::string &n : names)
     for (const Architecture &a : architectures())
