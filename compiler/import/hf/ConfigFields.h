@@ -19,6 +19,17 @@ namespace mm::hf {
 /// head_dim and layer count: bounds that keep the graph built from a config small.
 constexpr int64_t kMaxSize = int64_t(1) << 24, kMaxHeadDim = 65536, kMaxLayers = 1024;
 
+/// `value` quoted for an error message: at most 64 characters (then "..."), control
+/// characters shown as '?', so that a hostile config.json cannot flood or garble the
+/// terminal with a field's value.
+inline std::string shownValue(const std::string &value) {
+  constexpr size_t kShown = 64;
+  std::string out = "'";
+  for (size_t i = 0; i < value.size() && i < kShown; ++i)
+    out += static_cast<unsigned char>(value[i]) < 0x20 || value[i] == 0x7f ? '?' : value[i];
+  return out + (value.size() > kShown ? "...'" : "'");
+}
+
 /// Typed reads of one JSON object of config.json; the first bad field sets `error`
 /// ("<file>: field 'text_config.rope_theta' is not a number") and later reads do nothing.
 class Fields {

@@ -70,7 +70,7 @@ mlir::LogicalResult parseLlavaConfig(const json &config, const std::string &path
       }
     if (out.selectStrategy != "default" && out.selectStrategy != "full")
       top.bad("vision_feature_select_strategy",
-              "is '" + out.selectStrategy + "' (expected default or full)");
+              "is " + shownValue(out.selectStrategy) + " (expected default or full)");
     else if (!activationNamed(out.projectorAct))
       top.bad("projector_hidden_act", unknownActivation(out.projectorAct));
   }
@@ -100,8 +100,8 @@ mlir::LogicalResult parsePaliGemmaConfig(const json &config, const std::string &
   out.projectionDim = top.size("projection_dim", out.projectionDim);
   out.tieWordEmbeddings = tieWordEmbeddings(top, true);
   if (top.ok() && out.vision.classToken())
-    top.object("vision_config").bad("model_type", "is '" + out.vision.modelType +
-                                                      "'; PaliGemma's vision tower is SigLIP");
+    top.object("vision_config").bad("model_type", "is " + shownValue(out.vision.modelType) +
+                                                      "; PaliGemma's vision tower is SigLIP");
   else if (top.ok() && out.projectionDim != out.text.hiddenSize)
     top.bad("projection_dim", "is " + std::to_string(out.projectionDim) +
                                   "; the projected image features replace token embeddings, so it "

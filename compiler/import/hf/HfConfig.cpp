@@ -21,8 +21,9 @@ std::optional<Activation> activationNamed(llvm::StringRef name) {
 }
 
 std::string unknownActivation(llvm::StringRef name) {
-  return "is '" + name.str() + "', no activation mmc compiles (gelu, gelu_new, gelu_pytorch_tanh, "
-         "gelu_fast, quick_gelu, silu, swish, relu)";
+  return "is " + shownValue(name.str()) +
+         ", no activation mmc compiles (gelu, gelu_new, gelu_pytorch_tanh, gelu_fast, "
+         "quick_gelu, silu, swish, relu)";
 }
 
 namespace {
@@ -52,8 +53,8 @@ void readRope(Fields &f, RopeConfig &rope) {
   if (rope.theta <= 0)
     f.bad("rope_theta", "must be positive");
   else if (rope.type != "default" && rope.type != "linear" && rope.type != "llama3")
-    scaling.bad(typeKey, "is '" + rope.type +
-                             "', which mmc does not compile (supported: default, linear, llama3)");
+    scaling.bad(typeKey, "is " + shownValue(rope.type) +
+                             ", which mmc does not compile (supported: default, linear, llama3)");
   else if (rope.type != "default" && rope.factor <= 0)
     scaling.bad("factor", "must be positive");
   else if (rope.type == "llama3" &&
@@ -204,8 +205,8 @@ void readTextConfig(Fields f, const char *defaultType, TextConfig &t) {
   else if (llvm::is_contained({"llama", "mistral", "qwen2", "gemma"}, t.modelType))
     readLlamaFamily(f, t);
   else
-    f.bad("model_type", "is '" + t.modelType + "'; a text model mmc compiles is llama, mistral, "
-                                               "qwen2, gemma or persimmon");
+    f.bad("model_type", "is " + shownValue(t.modelType) +
+                            "; a text model mmc compiles is llama, mistral, qwen2, gemma or persimmon");
 }
 
 void readVisionConfig(Fields f, const char *defaultType, VisionConfig &v, bool typeFromConfig) {
@@ -213,8 +214,8 @@ void readVisionConfig(Fields f, const char *defaultType, VisionConfig &v, bool t
   const bool clip = v.modelType == "clip_vision_model", siglip = v.modelType == "siglip_vision_model";
   const bool navit = v.navit();
   if (!clip && !siglip && !navit)
-    return f.bad("model_type", "is '" + v.modelType +
-                                   "'; a vision tower mmc compiles is clip_vision_model, "
+    return f.bad("model_type", "is " + shownValue(v.modelType) +
+                                   "; a vision tower mmc compiles is clip_vision_model, "
                                    "siglip_vision_model, idefics3_vision or smolvlm_vision");
   // The defaults of CLIPVisionConfig, SiglipVisionConfig and Idefics3VisionConfig /
   // SmolVLMVisionConfig (the families' own defaults for an absent vision_config are their

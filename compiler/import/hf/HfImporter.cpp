@@ -2,6 +2,7 @@
 #include "compiler/import/hf/HfImporter.h"
 
 #include "compiler/import/hf/Architectures.h"
+#include "compiler/import/hf/ConfigFields.h"
 #include "compiler/import/hf/Safetensors.h"
 #include "compiler/support/JsonFile.h"
 #include "mm/MMDialect.h"
@@ -96,9 +97,14 @@ mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>> importHfFolder(llvm::StringRe
       if (!chosen && a.name == n)
         chosen = &a;
   if (!chosen) {
+    // At most 8 names, each bounded (hf::shownValue): a config.json cannot flood the message.
     std::string given, supported;
-    for (const std::string &n : names)
-      given += (given.empty() ? "" : ", ") + n;
+    for (size_t i = 0; i < names.size() && i < 8; ++i) {
+      const std::string q = hf::shownValue(names[i]);
+      given += (given.empty() ? "" : ", ") + q.substr(1, q.size() - 2);
+    }
+    if (names.size() > 8)
+      given += ", ... (" + std::to_string(names.size()) + " in all)";
     for (const std::string &n : supportedHfArchitectures())
       supported += (supported.empty() ? "" : ", ") + n;
     return mlir::emitError(loc) << configPath << ": architectures ["
