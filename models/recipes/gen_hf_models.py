@@ -26,6 +26,13 @@
 #                   Persimmon decoder (fused per-head q/k/v, qk LayerNorm, partial rotary 0.5,
 #                   relu2 MLP, LayerNorms with biases, head_dim 64); a 4x6 patch grid, each row's
 #                   image tokens followed by a newline token as FuyuProcessor lays them out
+#   qwen2vl         Qwen2VLForConditionalGeneration: the ViT (Conv3d patch embedding over 2 frames of
+#                   8x8 patches, 2-D rotary, quick_gelu MLP, head_dim 16) and the 2x2 patch merger,
+#                   Qwen2 text with M-RoPE (mrope_section [8, 12, 12], rope_theta 1e6, q/k/v biases,
+#                   head_dim 64, GQA 2:1, untied lm_head); a 6 x 8 patch grid (12 image tokens of a
+#                   3 x 4 grid: rows and columns differ), text on both sides of the image so the
+#                   decode positions carry rope_deltas; pixel_values.npy holds the processor's
+#                   flattened patches [48, 384] and generation.json image_grid_thw
 #   llava-7b-bf16   LLaVA-1.5-7B shapes (CLIP ViT-L/14-336, Llama-2-7B), random N(0, 0.02)
 #                   weights, bf16, 5 GB shards; no references (for bench/import_paths_bench.sh)
 # Every tiny model has random weights with every bias N(0, 0.05) and norm scale N(1, 0.1)
@@ -145,6 +152,64 @@ def build_family(name, std=0.08):
     m = cls(cfg).eval()
     G.randomize(m, std)
     return m, cfg
+
+
+def build_qwen2vl(std):
+    from transformers import Qwen2VLConfig, Qwen2VLForConditionalGeneration
+    from transformers.models.qwen2_vl.configuration_qwen2_vl import Qwen2VLTextConfig, Qwen2VLVisionConfig
+    vc = Qwen2VLVisionConfig(depth=2, embed_dim=64, hidden_size=128, num_heads=4, mlp_ratio=2, hidden_act="quick_gelu",
+                             in_channels=3, patch_size=8, spatial_merge_size=2, temporal_patch_size=2)
+    tc = text_config(Qwen2VLTextConfig, rope("default", 1e6, mrope_section=[8, 12, 12]), vocab_size=320,
+                     hidden_size=128, intermediate_size=256, num_hidden_layers=2, num_attention_heads=2,
+                     num_key_value_heads=1, rms_norm_eps=1e-6, max_position_embeddings=256, tie_word_embeddings=False)
+    cfg = Qwen2VLConfig(vision_config=vc.to_dict(), text_config=tc.to_dict(), image_token_id=300, video_token_id=301,
+                        vision_start_token_id=298, vision_end_token_id=299, tie_word_embeddings=False)
+    torch.manual_seed(0)
+    m = Qwen2VLForConditionalGeneration(cfg).eval()
+    G.randomize(m, std)
+    return m, cfg
+
+
+def qwen2vl_references(m, cfg, base):
+    """Qwen2-VL's references: pixel_values [grid_t * gh * gw, C * T * P * P] as
+    Qwen2VLImageProcessor lays them out (random values), image_grid_thw [[1, 6, 8]]."""
+    g = torch.Generator().manual_seed(1)
+    vc = cfg.vision_config
+    thw = [1, 6, 8]
+    patches = thw[0] * thw[1] * thw[2]
+    pix = torch.rand(patches, vc.in_channels * vc.temporal_patch_size * vc.patch_size ** 2, generator=g) * 2 - 1
+    grid = torch.tensor([thw])
+    n = patches // vc.spatial_merge_size ** 2
+    prompt = [11, 298] + [cfg.image_token_id] * n + [299, 23, 57, 88, 4]
+    ids = torch.tensor([prompt])
+    seen = []
+    hook = m.model.language_model.register_forward_pre_hook(
+        lambda mod, a, kw: seen.append(kw.get("inputs_embeds")), with_kwargs=True)
+    # transformers 5 wants the processor's mm_token_type_ids (1 at image tokens) for M-RoPE.
+    types = (ids == cfg.image_token_id).int()
+    kw = dict(pixel_values=pix, image_grid_thw=grid, attention_mask=torch.ones_like(ids), mm_token_type_ids=types)
+    with torch.no_grad():
+        full = m(input_ids=ids, **kw)
+    hook.remove()
+    feats = seen[0][0][torch.tensor(prompt) == cfg.image_token_id][None]
+    with torch.no_grad():
+        positions, deltas = m.model.get_rope_index(ids, types, grid, None, torch.ones_like(ids))
+        gen = m.generate(input_ids=ids, max_new_tokens=16, do_sample=False, **kw)
+    new = gen[0, len(prompt):].tolist()
+    G.log(base, "image features", tuple(feats.shape), "greedy new tokens", new, "rope_deltas", deltas.tolist(),
+          "positions", positions[:, 0].tolist())
+    os.makedirs(f"{base}/reference", exist_ok=True)
+    with open(f"{base}/reference/generation.json", "w") as f:
+        json.dump({"prompt_ids": prompt, "image_token_index": cfg.image_token_id, "greedy_new_tokens": new,
+                   "max_new_tokens": 16, "pixel_values_shape": list(pix.shape), "image_grid_thw": [thw],
+                   "mrope_position_ids": positions[:, 0].tolist(), "rope_deltas": deltas.tolist(),
+                   "note": "fp32 PyTorch CPU, transformers " + __import__("transformers").__version__ +
+                   "; pixel_values.npy holds the flattened patches [48, 384] of image_grid_thw [[1, 6, 8]]"}, f,
+                  indent=1)
+    G.save_npy(f"{base}/reference/pixel_values.npy", pix)
+    G.save_npy(f"{base}/reference/image_features.npy", feats)
+    G.save_npy(f"{base}/reference/prefill_last_logits.npy", full.logits[0, -1])
+    return new
 
 
 def language_model_of(m):
@@ -268,6 +333,15 @@ def references(m, cfg, base):
 
 
 def gen_tiny(name):
+    if name == "qwen2vl":
+        base = os.path.join(WORK, "hf-qwen2vl")
+        for std in (0.08, 0.15, 0.25):
+            m, cfg = build_qwen2vl(std)
+            if len(set(qwen2vl_references(m, cfg, base))) >= 6:
+                break
+        G.log(base, "matrices N(0, %g)" % std)
+        m.save_pretrained(base)
+        return
     if name in ("paligemma", "idefics3", "smolvlm", "fuyu"):
         base = os.path.join(WORK, f"hf-{name}")
         # The first weight scale whose greedy tokens are varied (Gemma's sqrt(hidden)
@@ -315,7 +389,8 @@ def gen_7b():
 
 
 def main():
-    names = sys.argv[1:] or ["clip-llama", "siglip-qwen2", "clip-mistral-bf16", "paligemma", "idefics3", "smolvlm", "fuyu"]
+    names = sys.argv[1:] or ["clip-llama", "siglip-qwen2", "clip-mistral-bf16", "paligemma", "idefics3", "smolvlm", "fuyu",
+                              "qwen2vl"]
     failed = False
     for n in names:
         try:
