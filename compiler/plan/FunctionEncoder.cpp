@@ -629,6 +629,7 @@ private:
     case R::logits: return fb::ValueRole::logits;
     case R::kvPast: return fb::ValueRole::kv_past;
     case R::kvPresent: return fb::ValueRole::kv_present;
+    case R::imageGridThw: return fb::ValueRole::image_grid_thw;
     }
     llvm_unreachable("every value role is listed");
   }

@@ -86,7 +86,8 @@ mlir::LogicalResult readModelConfig(const std::string &configPath, ModelConfig &
   // The image token of the families' configuration classes (transformers 5), which
   // save_pretrained leaves out of config.json when a model keeps it.
   static const std::map<std::string, int64_t> imageTokenDefaults = {
-      {"llava", 32000}, {"paligemma", 256000}, {"idefics3", 128257}, {"smolvlm", 128257}, {"fuyu", 71011}};
+      {"llava", 32000}, {"paligemma", 256000}, {"idefics3", 128257}, {"smolvlm", 128257}, {"fuyu", 71011},
+      {"qwen2_vl", 151655}};
   if (config.contains("model_type") && config["model_type"].is_string())
     if (auto it = imageTokenDefaults.find(config["model_type"].get<std::string>());
         it != imageTokenDefaults.end())
@@ -105,6 +106,10 @@ mlir::LogicalResult readModelConfig(const std::string &configPath, ModelConfig &
       mlir::failed(readInt(text, "num_key_value_heads", out.numKvHeads, configPath, error)) ||
       mlir::failed(readInt(text, "head_dim", out.headDim, configPath, error)) ||
       mlir::failed(readInt(text, "max_position_embeddings", out.maxPositions, configPath, error)))
+    return mlir::failure();
+  if (config.contains("vision_config") && config["vision_config"].is_object() &&
+      mlir::failed(readInt(config["vision_config"], "spatial_merge_size", out.spatialMergeSize,
+                           configPath, error)))
     return mlir::failure();
   if (out.numKvHeads < 0)
     out.numKvHeads = heads;

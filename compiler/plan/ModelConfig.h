@@ -30,6 +30,7 @@ struct ModelConfig {
   int64_t numKvHeads = -1;       ///< num_key_value_heads (else num_attention_heads)
   int64_t headDim = -1;          ///< head_dim (else hidden_size / num_attention_heads)
   int64_t maxPositions = -1;     ///< max_position_embeddings
+  int64_t spatialMergeSize = -1; ///< vision_config.spatial_merge_size (Qwen2-VL's M-RoPE grids)
 };
 
 /// The config.json that belongs to the model at `modelPath` (an .onnx or .mlir file or a

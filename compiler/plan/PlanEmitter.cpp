@@ -80,6 +80,16 @@ encodeGeneration(flatbuffers::FlatBufferBuilder &fbb, ModuleOp module, const Pla
         << "no image token id: no config.json with image_token_index next to the model "
            "(pass --config); prompts with images cannot be run";
 
+  // M-RoPE decoders (position_ids [3, batch, seq]) place image tokens on the merged grid.
+  int64_t mropeMergeSize = 0;
+  if (int i = contract::argWithRole(decoder, ValueRole::positionIds); i >= 0)
+    if (auto t = dyn_cast<RankedTensorType>(decoder.getArgument(i).getType()); t && t.getRank() == 3) {
+      mropeMergeSize = std::max<int64_t>(config.spatialMergeSize, 0);
+      if (vision && mropeMergeSize == 0)
+        emitWarning(module.getLoc())
+            << "the decoder takes M-RoPE position ids [3, batch, seq] but config.json gives no "
+               "vision_config.spatial_merge_size; prompts with images cannot be run";
+    }
   auto str = [&](func::FuncOp f) {
     return f ? fbb.CreateString(f.getSymName().str()) : flatbuffers::Offset<flatbuffers::String>();
   };
@@ -92,7 +102,7 @@ encodeGeneration(flatbuffers::FlatBufferBuilder &fbb, ModuleOp module, const Pla
       reconcile(decoder, "vocab_size", vocab, config.vocabSize),
       static_cast<int32_t>(reconcile(decoder, "num_hidden_layers", layers, config.numLayers)),
       reconcile(decoder, "num_key_value_heads", kvHeads, config.numKvHeads),
-      reconcile(decoder, "head_dim", headDim, config.headDim), config.maxPositions);
+      reconcile(decoder, "head_dim", headDim, config.headDim), config.maxPositions, mropeMergeSize);
 }
 
 /// The model-folder files kept for the runtime (readModelFiles), next to the config.json

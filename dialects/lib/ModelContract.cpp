@@ -22,7 +22,7 @@ constexpr std::pair<ValueRole, llvm::StringLiteral> kValueRoles[] = {
     {ValueRole::attentionMask, "attention_mask"}, {ValueRole::positionIds, "position_ids"},
     {ValueRole::pixelValues, "pixel_values"},   {ValueRole::imageFeatures, "image_features"},
     {ValueRole::logits, "logits"},              {ValueRole::kvPast, "kv_past"},
-    {ValueRole::kvPresent, "kv_present"},
+    {ValueRole::kvPresent, "kv_present"},       {ValueRole::imageGridThw, "image_grid_thw"},
 };
 
 constexpr ValueRole kResultRoles[] = {ValueRole::inputsEmbeds, ValueRole::imageFeatures,

@@ -127,9 +127,40 @@ std::optional<ImageProcessor> imageProcessorOf(const ModelFileLookup &file, cons
                                      processor ? *processor : "", origin + ": processor_config.json");
 }
 
+namespace {
+
+/// Qwen2-VL's patch rows [patches, dim] of each image, one image after another.
+Tensor concatPatches(const ImageProcessor &processor, const std::vector<ProcessedImage> &images) {
+  int64_t rows = 0;
+  const int64_t dim = images.front().shape.back();
+  for (const ProcessedImage &p : images) {
+    if (p.shape.size() != 2 || p.shape[1] != dim)
+      fail(processor.typeName(), " gives patches of different widths; they cannot be batched");
+    rows += p.shape[0];
+  }
+  Tensor t = Tensor::host(DType::f32, {rows, dim});
+  float *out = t.as<float>();
+  for (const ProcessedImage &p : images)
+    out = std::copy(p.pixelValues.begin(), p.pixelValues.end(), out);
+  return t;
+}
+
+} // namespace
+
+Tensor batchImageGrids(const std::vector<ProcessedImage> &images) {
+  if (images.empty() || images.front().imageGridThw.size() != 3)
+    return Tensor();
+  Tensor t = Tensor::host(DType::i64, {static_cast<int64_t>(images.size()), 3});
+  for (size_t i = 0; i < images.size(); ++i)
+    std::copy_n(images[i].imageGridThw.begin(), 3, t.as<int64_t>() + 3 * i);
+  return t;
+}
+
 Tensor batchPixelValues(const ImageProcessor &processor, const std::vector<ProcessedImage> &images) {
   if (images.empty())
     return Tensor();
+  if (images.front().imageGridThw.size() == 3)
+    return concatPatches(processor, images);
   // Each image is one frame [1, 3, H, W] (CLIP, LLaVA, SigLIP) or its tiles and global
   // image [1, frames, 3, M, M] (Idefics3), stacked in order: the splice fills the image
   // tokens with the frames' features in the order the processor's prompt string has them.
@@ -139,8 +170,8 @@ Tensor batchPixelValues(const ImageProcessor &processor, const std::vector<Proce
     const std::vector<int64_t> &s = p.shape;
     if (!((s.size() == 4 || s.size() == 5) && s[0] == 1))
       fail(processor.typeName(), " gives pixel values of rank ", s.size(),
-           "; the generator feeds the vision encoder frames [1, 3, H, W] (CLIP, LLaVA, SigLIP) "
-           "or [1, frames, 3, M, M] (Idefics3), not Qwen2-VL's patches");
+           "; the generator feeds the vision encoder frames [1, 3, H, W] (CLIP, LLaVA, SigLIP), "
+           "[1, frames, 3, M, M] (Idefics3) or patches with their grids (Qwen2-VL)");
     std::vector<int64_t> f(s.end() - 3, s.end());
     if (!frame.empty() && f != frame)
       fail("the images' pixel values differ in shape (", processor.typeName(),
@@ -260,8 +291,10 @@ EncodedPrompt Processor::encode(const std::string &prompt,
   for (int32_t id : tokenizer_->encode(e.text, !startsWithBos))
     e.ids.push_back(id);
 
-  if (!processed.empty())
+  if (!processed.empty()) {
     e.pixelValues = batchPixelValues(*imageProcessor_, processed);
+    e.imageGridThw = batchImageGrids(processed);
+  }
   return e;
 }
 

@@ -37,9 +37,11 @@ namespace mm::rt {
 struct EncodedPrompt {
   std::string text;             ///< the prompt after the image-placeholder expansion
   std::vector<int64_t> ids;     ///< its token ids
-  /// The images' pixel values stacked along the batch: [images, 3, H, W] f32; empty (no
-  /// data) without images.
+  /// The images' pixel values stacked along the batch: [images, 3, H, W] f32 (Qwen2-VL:
+  /// their patches [patches, C * T * P * P]); empty (no data) without images.
   Tensor pixelValues;
+  /// Qwen2-VL: the images' image_grid_thw [images, 3] i64; empty for the others.
+  Tensor imageGridThw;
 };
 
 /// generation_config.json's defaults for generate, with GenerationConfig's own defaults
@@ -65,10 +67,14 @@ std::optional<ImageProcessor> imageProcessorOf(const ModelFileLookup &file, cons
 
 /// Processed images stacked for the vision encoder: [frames, 3, H, W] f32, one frame per
 /// image ([1, 3, H, W]: CLIP, LLaVA, SigLIP) or each image's tiles and global image
-/// ([1, frames, 3, M, M]: Idefics3), in order. Throws Error naming `processor` for other
-/// pixel values (Qwen2-VL's patches are not fed yet), frames that differ in shape, or a
-/// padded frame (a zero in pixel_attention_mask: the compiled encoder takes full frames).
+/// ([1, frames, 3, M, M]: Idefics3), in order; Qwen2-VL's patch rows [patches, C * T * P *
+/// P] one image after another. Throws Error naming `processor` for other pixel values,
+/// frames that differ in shape, or a padded frame (a zero in pixel_attention_mask: the
+/// compiled encoder takes full frames).
 Tensor batchPixelValues(const ImageProcessor &processor, const std::vector<ProcessedImage> &images);
+/// The images' image_grid_thw stacked: [images, 3] i64 when the processor gives grids
+/// (Qwen2-VL), else an empty tensor.
+Tensor batchImageGrids(const std::vector<ProcessedImage> &images);
 
 class Processor {
 public:

@@ -110,7 +110,7 @@ int64_t CudaGeneration::argmax(const HeldTensor &row) {
   return *hostToken_;
 }
 
-bool CudaGeneration::decodeGreedily(int64_t first, int64_t maxSteps,
+bool CudaGeneration::decodeGreedily(int64_t first, int64_t maxSteps, const PositionIds &positions,
                                     const std::function<bool(int64_t)> &accept) {
   const FunctionInfo &embedFn = embed().function();
   if (embedFn.tensors[embedFn.inputs.at(0).tensor].dtype != DType::i64)
@@ -140,7 +140,7 @@ bool CudaGeneration::decodeGreedily(int64_t first, int64_t maxSteps,
   for (; i <= maxSteps && more; ++i) {
     HeldTensor step = run(Stage::embedding, {ids})[0];
     checkEmbeddings(embedFn, step.shape, 1);
-    enqueueArgmax(lastRow(run(Stage::decoder, decoderInputs(decoderFn, step, kvLength(), 1))[logits]));
+    enqueueArgmax(lastRow(run(Stage::decoder, decoderInputs(decoderFn, step, kvLength(), 1, positions))[logits]));
     cuda::checkCuda(cudaMemcpyAsync(host + i, token_.get(), sizeof(int64_t), cudaMemcpyDeviceToHost, s),
                     "cudaMemcpyAsync");
     cuda::checkCuda(cudaEventRecord(tokenReady_[i % 2], s), "cudaEventRecord");

@@ -42,7 +42,7 @@ public:
   Tensor toHost(const HeldTensor &t) override;
   int64_t argmax(const HeldTensor &row) override;
   void synchronize() override { ctx_->synchronize(); }
-  bool decodeGreedily(int64_t first, int64_t maxSteps,
+  bool decodeGreedily(int64_t first, int64_t maxSteps, const PositionIds &positions,
                       const std::function<bool(int64_t)> &accept) override;
 
   /// The executors, for launch counts and memory (vision may be null).

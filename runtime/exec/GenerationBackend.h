@@ -14,6 +14,7 @@
 #define MM_RUNTIME_EXEC_GENERATIONBACKEND_H
 
 #include "runtime/core/Tensor.h"
+#include "runtime/exec/PositionIds.h"
 #include "runtime/plan/Plan.h"
 
 #include <functional>
@@ -76,12 +77,14 @@ public:
   /// backend's own loop, at most `maxSteps` steps: each embeds the previous token, runs
   /// the decoder (its inputs from decoderInputs, GenerationSteps.h) and takes the argmax of
   /// the last logits row; `accept` is given each token, in order, and says whether to go
-  /// on. Returns false, having run nothing, when the backend has no such loop (the
-  /// generation loop then runs the same steps itself).
-  virtual bool decodeGreedily(int64_t first, int64_t maxSteps,
+  /// on; `positions` gives the steps' position ids. Returns false, having run nothing,
+  /// when the backend has no such loop (the generation loop then runs the same steps
+  /// itself).
+  virtual bool decodeGreedily(int64_t first, int64_t maxSteps, const PositionIds &positions,
                               const std::function<bool(int64_t)> &accept) {
     (void)first;
     (void)maxSteps;
+    (void)positions;
     (void)accept;
     return false;
   }

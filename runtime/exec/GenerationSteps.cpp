@@ -34,6 +34,12 @@ int checkDecoder(const Plan &plan, const FunctionInfo &dec) {
            ") is not one the generator can fill (roles inputs_embeds, attention_mask, "
            "position_ids, or a KV-cache slot's kv_past)");
   }
+  if (const int p = dec.inputWithRole(ValueRole::positionIds); p >= 0) {
+    const Shape &s = dec.tensors[dec.inputs[p].tensor].shape;
+    if (!(s.size() == 2 || (s.size() == 3 && (s[0] == 3 || s[0] < 0))))
+      fail(plan.origin(), ": decoder input '", dec.inputs[p].name, "' (role position_ids) is ",
+           shapeString(s), "; the generator fills [batch, seq] or M-RoPE's [3, batch, seq]");
+  }
   if (dec.inputWithRole(ValueRole::inputsEmbeds) < 0)
     fail(plan.origin(), ": decoder '", dec.name, "' has no input of role inputs_embeds");
   const int logits = dec.outputWithRole(ValueRole::logits);
@@ -43,9 +49,11 @@ int checkDecoder(const Plan &plan, const FunctionInfo &dec) {
 }
 
 int checkVision(const Plan &plan, const FunctionInfo &vision) {
-  if (vision.inputs.size() != 1 || vision.inputs[0].role != ValueRole::pixelValues)
+  const bool grid = vision.inputs.size() == 2 && vision.inputs[1].role == ValueRole::imageGridThw;
+  if (vision.inputs.empty() || vision.inputs.size() > 2 || vision.inputs[0].role != ValueRole::pixelValues ||
+      (vision.inputs.size() == 2 && !grid))
     fail(plan.origin(), ": vision encoder '", vision.name,
-         "' must take one input, of role pixel_values");
+         "' must take an input of role pixel_values and, optionally, one of role image_grid_thw");
   const int features = vision.outputWithRole(ValueRole::imageFeatures);
   if (features < 0)
     fail(plan.origin(), ": vision encoder '", vision.name, "' has no output of role image_features");
@@ -142,27 +150,25 @@ Tensor rowOf(DType t, const std::vector<int64_t> &values) {
   return out;
 }
 
-Tensor maskOrPositions(ValueRole role, DType t, int64_t past, int64_t seq) {
-  if (role == ValueRole::attentionMask)
-    return rowOf(t, std::vector<int64_t>(static_cast<size_t>(past + seq), 1));
-  std::vector<int64_t> pos(static_cast<size_t>(seq));
-  for (int64_t s = 0; s < seq; ++s)
-    pos[static_cast<size_t>(s)] = past + s;
-  return rowOf(t, pos);
-}
-
 std::vector<StageInput> decoderInputs(const FunctionInfo &decoder, const HeldTensor &embeds,
-                                      int64_t past, int64_t seq) {
+                                      int64_t past, int64_t seq, const PositionIds &positions) {
   std::vector<StageInput> inputs(decoder.inputs.size());
   for (size_t i = 0; i < decoder.inputs.size(); ++i) {
     const ValueRole role = decoder.inputs[i].role;
+    const DType t = decoder.tensors[decoder.inputs[i].tensor].dtype;
     if (role == ValueRole::inputsEmbeds)
       inputs[i] = StageInput::ofHeld(embeds);
-    else if (role == ValueRole::attentionMask || role == ValueRole::positionIds)
-      inputs[i] = StageInput::ofHost(
-          maskOrPositions(role, decoder.tensors[decoder.inputs[i].tensor].dtype, past, seq));
+    else if (role == ValueRole::attentionMask)
+      inputs[i] = StageInput::ofHost(rowOf(t, std::vector<int64_t>(static_cast<size_t>(past + seq), 1)));
+    else if (role == ValueRole::positionIds)
+      inputs[i] = StageInput::ofHost(positions.forStep(t, past, seq));
   }
   return inputs;
+}
+
+int64_t positionRows(const FunctionInfo &decoder) {
+  const int i = decoder.inputWithRole(ValueRole::positionIds);
+  return i >= 0 && decoder.tensors[decoder.inputs[i].tensor].shape.size() == 3 ? 3 : 1;
 }
 
 HeldTensor lastRow(const HeldTensor &logits) {

@@ -10,6 +10,7 @@
 
 #include "runtime/exec/GenerationBackend.h"
 #include "runtime/exec/Generator.h"
+#include "runtime/exec/PositionIds.h"
 #include "runtime/plan/Plan.h"
 
 #include <chrono>
@@ -28,8 +29,9 @@ void requireGenerationInfo(const Plan &plan);
 /// inputs_embeds, attention_mask or position_ids, or a slot's kv_past) and returns the
 /// index of its output of role logits. Throws Error naming the plan and the input.
 int checkDecoder(const Plan &plan, const FunctionInfo &decoder);
-/// Checks the vision encoder (one input, of role pixel_values) and returns the index of its
-/// output of role image_features. Throws Error naming the plan and the function.
+/// Checks the vision encoder (an input of role pixel_values and, optionally, one of role
+/// image_grid_thw; no other) and returns the index of its output of role image_features.
+/// Throws Error naming the plan and the function.
 int checkVision(const Plan &plan, const FunctionInfo &vision);
 /// Throws Error unless the embedding function takes one input, of role input_ids, and
 /// returns one result (inputs_embeds).
@@ -55,16 +57,15 @@ int64_t checkRequest(const GenerationInfo &g, const std::vector<int64_t> &inputI
 
 /// A [1, n] host tensor of dtype `t` (i64, i32, f32 or bool) holding `values`.
 Tensor rowOf(DType t, const std::vector<int64_t> &values);
-/// The decoder's attention_mask (all ones, past + seq) or position_ids (past .. past+seq-1)
-/// for an input of role `role`, as [1, n] of dtype `t`.
-Tensor maskOrPositions(ValueRole role, DType t, int64_t past, int64_t seq);
 
 /// The decoder's inputs for a step of `seq` tokens after `past` cached positions: `embeds`
-/// at its input of role inputs_embeds, the host rows of maskOrPositions at those of roles
-/// attention_mask and position_ids, the kv_past inputs empty (the backend's cache holds
-/// them; checkDecoder has checked that there are no others).
+/// at its input of role inputs_embeds, an attention_mask of past + seq ones, the position
+/// ids positions.forStep gives, the kv_past inputs empty (the backend's cache holds them;
+/// checkDecoder has checked that there are no others).
 std::vector<StageInput> decoderInputs(const FunctionInfo &decoder, const HeldTensor &embeds,
-                                      int64_t past, int64_t seq);
+                                      int64_t past, int64_t seq, const PositionIds &positions);
+/// The rows of the decoder's position_ids: 3 when it is [3, batch, seq] (M-RoPE), else 1.
+int64_t positionRows(const FunctionInfo &decoder);
 /// The last row [vocab] of decoder logits [1, seq, vocab] (a view of the same memory);
 /// throws Error unless the logits are f32, f16 or bf16 of that shape.
 HeldTensor lastRow(const HeldTensor &logits);

@@ -34,11 +34,34 @@ HeldTensor Generator::embedTokens(const std::vector<int64_t> &ids) {
   return e;
 }
 
-HeldTensor Generator::decoderStep(const HeldTensor &embeds) {
+HeldTensor Generator::decoderStep(const HeldTensor &embeds, const PositionIds &positions) {
   const FunctionInfo &fn = *backend_->function(Stage::decoder);
   return backend_->run(Stage::decoder,
-                       decoderInputs(fn, embeds, backend_->kvLength(), embeds.shape.at(1)))
+                       decoderInputs(fn, embeds, backend_->kvLength(), embeds.shape.at(1), positions))
       [static_cast<size_t>(logitsOutput_)];
+}
+
+std::vector<StageInput> Generator::visionInputs(const Tensor &pixelValues, const Tensor *imageGridThw) const {
+  const FunctionInfo &fn = *backend_->function(Stage::visionEncoder);
+  const bool wantsGrid = fn.inputWithRole(ValueRole::imageGridThw) >= 0;
+  if (wantsGrid != (imageGridThw != nullptr))
+    fail(wantsGrid ? "the vision encoder '" + fn.name + "' takes image_grid_thw (each image's patch grid), "
+                     "but none was given"
+                   : "image_grid_thw was given, but the vision encoder '" + fn.name + "' takes none");
+  std::vector<StageInput> in = {StageInput::ofHost(pixelValues)};
+  if (!wantsGrid)
+    return in;
+  int64_t rows = 0;
+  for (const auto &g : imageGrids(*imageGridThw)) {
+    if (g[0] < 1 || g[1] < 1 || g[2] < 1)
+      fail("image_grid_thw holds a grid that is not positive");
+    rows += g[0] * g[1] * g[2];
+  }
+  if (pixelValues.rank() < 1 || pixelValues.shape[0] != rows)
+    fail("image_grid_thw's grids cover ", rows, " patches but the pixel values are ",
+         shapeString(pixelValues.shape));
+  in.push_back(StageInput::ofHost(*imageGridThw));
+  return in;
 }
 
 Tensor Generator::hostRow(const HeldTensor &logits) {
@@ -46,11 +69,11 @@ Tensor Generator::hostRow(const HeldTensor &logits) {
 }
 
 void Generator::decode(GenerationResult &r, const GenerationOptions &options, bool stepwise,
-                       Sampler &sampler, const std::vector<int64_t> &prompt) {
+                       Sampler &sampler, const std::vector<int64_t> &prompt, const PositionIds &positions) {
   const GenerationInfo &g = info();
   bool more = true;
   while (more) {
-    HeldTensor logits = decoderStep(embedTokens({nextInput(options, r, r.tokens.size())}));
+    HeldTensor logits = decoderStep(embedTokens({nextInput(options, r, r.tokens.size())}), positions);
     int64_t token = 0;
     if (stepwise) {
       Tensor row = hostRow(logits);
@@ -63,7 +86,7 @@ void Generator::decode(GenerationResult &r, const GenerationOptions &options, bo
   }
 }
 
-GenerationResult Generator::generate(const Tensor *pixelValues,
+GenerationResult Generator::generate(const Tensor *pixelValues, const Tensor *imageGridThw,
                                      const std::vector<int64_t> &inputIds,
                                      const GenerationOptions &options) {
   const GenerationInfo &g = info();
@@ -80,12 +103,18 @@ GenerationResult Generator::generate(const Tensor *pixelValues,
     if (!backend_->function(Stage::visionEncoder))
       fail("the plan has no vision encoder, but pixel values were given");
     features = backend_->run(Stage::visionEncoder,
-                             {StageInput::ofHost(*pixelValues)})[static_cast<size_t>(featuresOutput_)];
+                             visionInputs(*pixelValues, imageGridThw))[static_cast<size_t>(featuresOutput_)];
     backend_->synchronize();
     r.visionMs = msSince(start);
     r.imageFeatureCount = imageFeatureCount(features.shape);
   }
   checkImageTokenCount(g, imageTokens, r.imageFeatureCount);
+  PositionIds positions;
+  if (positionRows(*backend_->function(Stage::decoder)) == 3)
+    positions = mropePositionIds(inputIds, g.imageTokenId,
+                                 pixelValues && imageGridThw ? imageGrids(*imageGridThw)
+                                                             : std::vector<std::array<int64_t, 3>>{},
+                                 g.mropeSpatialMergeSize);
 
   // Embed the prompt and splice the features in.
   auto prefillStart = Clock::now();
@@ -98,7 +127,7 @@ GenerationResult Generator::generate(const Tensor *pixelValues,
   // Prefill: the first token from the last logits row, chosen on the host when sampling
   // or teacher forcing needs the row, else by the backend's argmax.
   r.kvCacheBytes = backend_->resetKvCache(capacity);
-  HeldTensor logits = decoderStep(embeds);
+  HeldTensor logits = decoderStep(embeds, positions);
   Sampler sampler(options.sampling);
   const bool stepwise = !options.teacherTokens.empty() || options.sampling.needsLogits();
   int64_t token = 0;
@@ -120,8 +149,8 @@ GenerationResult Generator::generate(const Tensor *pixelValues,
   if (acceptToken(g, options, r, token)) {
     auto decodeStart = Clock::now();
     auto accept = [&](int64_t t) { return acceptToken(g, options, r, t); };
-    if (stepwise || !backend_->decodeGreedily(token, options.maxNewTokens - 1, accept))
-      decode(r, options, stepwise, sampler, inputIds);
+    if (stepwise || !backend_->decodeGreedily(token, options.maxNewTokens - 1, positions, accept))
+      decode(r, options, stepwise, sampler, inputIds, positions);
     backend_->synchronize();
     r.decodeMs = msSince(decodeStart);
   }

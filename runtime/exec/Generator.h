@@ -12,6 +12,7 @@
 #define MM_RUNTIME_EXEC_GENERATOR_H
 
 #include "runtime/exec/GenerationBackend.h"
+#include "runtime/exec/PositionIds.h"
 #include "runtime/exec/Sampler.h"
 
 #include <functional>
@@ -68,24 +69,28 @@ public:
   Generator(std::shared_ptr<const Plan> plan, std::unique_ptr<GenerationBackend> backend);
 
   /// Generates from `inputIds` (with `pixelValues`, may be null when the prompt has no
-  /// image token). Throws Error, e.g. when the number of image tokens in the prompt
-  /// differs from the number of image features (both numbers are given). The result's
-  /// tensors are host tensors.
-  GenerationResult generate(const Tensor *pixelValues, const std::vector<int64_t> &inputIds,
-                            const GenerationOptions &options);
+  /// image token; `imageGridThw` [images, 3], Qwen2-VL's, when the vision encoder takes
+  /// it, else null). Throws Error, e.g. when the number of image tokens in the prompt
+  /// differs from the number of image features (both numbers are given), or when the
+  /// grids are missing, not wanted, or do not fit the pixel values or the prompt
+  /// (PositionIds.h). The result's tensors are host tensors.
+  GenerationResult generate(const Tensor *pixelValues, const Tensor *imageGridThw,
+                            const std::vector<int64_t> &inputIds, const GenerationOptions &options);
 
   const GenerationInfo &info() const { return plan_->generation(); }
   GenerationBackend &backend() { return *backend_; }
 
 private:
   HeldTensor embedTokens(const std::vector<int64_t> &ids);
-  HeldTensor decoderStep(const HeldTensor &embeds);
+  HeldTensor decoderStep(const HeldTensor &embeds, const PositionIds &positions);
+  /// The vision encoder's inputs: the pixel values and, when it takes them, the grids.
+  std::vector<StageInput> visionInputs(const Tensor &pixelValues, const Tensor *imageGridThw) const;
   /// The last row of decoder logits [1, seq, vocab] as f32 [vocab] on the host.
   Tensor hostRow(const HeldTensor &logits);
   /// Decode after the first token, one step at a time: greedy through the backend's argmax,
   /// or (stepwise) each step's logits row on the host for the sampler and teacher forcing.
   void decode(GenerationResult &r, const GenerationOptions &options, bool stepwise,
-              Sampler &sampler, const std::vector<int64_t> &prompt);
+              Sampler &sampler, const std::vector<int64_t> &prompt, const PositionIds &positions);
 
   std::shared_ptr<const Plan> plan_;
   std::unique_ptr<GenerationBackend> backend_;

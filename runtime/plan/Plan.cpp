@@ -64,7 +64,8 @@ MM_SAME_ROLE(ValueRole, imageFeatures, image_features);
 MM_SAME_ROLE(ValueRole, logits, logits);
 MM_SAME_ROLE(ValueRole, kvPast, kv_past);
 MM_SAME_ROLE(ValueRole, kvPresent, kv_present);
-MM_SAME_ROLE(ValueRole, kvPresent, MAX);
+MM_SAME_ROLE(ValueRole, imageGridThw, image_grid_thw);
+MM_SAME_ROLE(ValueRole, imageGridThw, MAX);
 MM_SAME_ROLE(FunctionRole, none, none);
 MM_SAME_ROLE(FunctionRole, visionEncoder, vision_encoder);
 MM_SAME_ROLE(FunctionRole, embedding, embedding);
@@ -689,6 +690,7 @@ private:
     out.numKvHeads = g.num_kv_heads();
     out.headDim = g.head_dim();
     out.maxPositions = g.max_positions();
+    out.mropeSpatialMergeSize = g.mrope_spatial_merge_size();
   }
 
   struct WeightSpan {

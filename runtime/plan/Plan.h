@@ -69,7 +69,7 @@ struct SegmentInfo {
 /// generation inputs and reads outputs by role, never by name.
 enum class ValueRole : uint8_t {
   none, inputIds, inputsEmbeds, attentionMask, positionIds, pixelValues, imageFeatures,
-  logits, kvPast, kvPresent
+  logits, kvPast, kvPresent, imageGridThw
 };
 /// What a function is for (FunctionRole in plan.fbs).
 enum class FunctionRole : uint8_t { none, visionEncoder, embedding, decoder };
@@ -140,6 +140,9 @@ struct GenerationInfo {
   int64_t numKvHeads = -1;
   int64_t headDim = -1;
   int64_t maxPositions = -1;
+  /// M-RoPE (Qwen2-VL): the merge size m of the image grids (plan.fbs); 0 for 1-D
+  /// position ids.
+  int64_t mropeSpatialMergeSize = 0;
 };
 
 class Plan {

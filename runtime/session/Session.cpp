@@ -72,7 +72,7 @@ struct Session::CpuBackend : Session::Backend {
 
   GenerationResult generate(const GenerationRequest &request) override {
     prepareGeneration();
-    return generator_->generate(request.pixelValues, request.inputIds, request.options);
+    return generator_->generate(request.pixelValues, request.imageGridThw, request.inputIds, request.options);
   }
 
   Executor &prepared(const std::string &function) {
@@ -149,7 +149,7 @@ struct Session::CudaBackend : Session::Backend {
 
   GenerationResult generate(const GenerationRequest &request) override {
     prepareGeneration();
-    return generator_->generate(request.pixelValues, request.inputIds, request.options);
+    return generator_->generate(request.pixelValues, request.imageGridThw, request.inputIds, request.options);
   }
 
   cudaexec::CudaExecutor &prepared(const std::string &function) {

@@ -139,7 +139,7 @@ TEST(Generator, SplicesImageFeaturesAndDecodesGreedilyUntilEos) {
   o.maxNewTokens = 10;
   // Prompt column 0 after the splice: 1, 100, 200, 2 -> (4 + 303) % 8 = 3; then the
   // decode step adds 3: (5 + 306) % 8 = 7 = EOS.
-  GenerationResult r = gen.generate(&pixels, {1, 9, 9, 2}, o);
+  GenerationResult r = gen.generate(&pixels, nullptr, {1, 9, 9, 2}, o);
   EXPECT_EQ(r.tokens, (std::vector<int64_t>{3, 7}));
   EXPECT_TRUE(r.stoppedAtEos);
   EXPECT_EQ(r.imageFeatureCount, 2);
@@ -147,7 +147,7 @@ TEST(Generator, SplicesImageFeaturesAndDecodesGreedilyUntilEos) {
   EXPECT_EQ(r.prefillLastLogits.as<float>()[3], 1.0f);
   // Without EOS in reach, generation stops at maxNewTokens.
   o.maxNewTokens = 1;
-  EXPECT_EQ(gen.generate(&pixels, {1, 9, 9, 2}, o).tokens, (std::vector<int64_t>{3}));
+  EXPECT_EQ(gen.generate(&pixels, nullptr, {1, 9, 9, 2}, o).tokens, (std::vector<int64_t>{3}));
 }
 
 TEST(Generator, ImageTokenCountMustMatchTheFeatures) {
@@ -155,11 +155,11 @@ TEST(Generator, ImageTokenCountMustMatchTheFeatures) {
   cpu::KernelRegistry kernels = generationKernels();
   Generator gen(plan, std::make_unique<CpuGeneration>(plan, kernels));
   Tensor pixels = f32({1, 2}, {100, 200});
-  EXPECT_EQ(runError([&] { gen.generate(&pixels, {1, 9, 2}, {}); }),
+  EXPECT_EQ(runError([&] { gen.generate(&pixels, nullptr, {1, 9, 2}, {}); }),
             "the prompt has 1 image token (id 9) but the image gives 2 image features");
-  EXPECT_EQ(runError([&] { gen.generate(nullptr, {1, 9, 9, 2}, {}); }),
+  EXPECT_EQ(runError([&] { gen.generate(nullptr, nullptr, {1, 9, 9, 2}, {}); }),
             "the prompt has 2 image tokens (id 9) but the image gives 0 image features");
-  EXPECT_EQ(runError([&] { gen.generate(nullptr, {}, {}); }), "the prompt (input ids) is empty");
+  EXPECT_EQ(runError([&] { gen.generate(nullptr, nullptr, {}, {}); }), "the prompt (input ids) is empty");
 }
 
 /// The exception message of constructing a Generator over `p`.
@@ -278,7 +278,7 @@ public:
 
   void synchronize() override {}
 
-  bool decodeGreedily(int64_t first, int64_t maxSteps,
+  bool decodeGreedily(int64_t first, int64_t maxSteps, const PositionIds &positions,
                       const std::function<bool(int64_t)> &accept) override {
     if (!ownGreedyLoop_)
       return false;
@@ -288,7 +288,7 @@ public:
     for (int64_t step = 0; step < maxSteps; ++step) {
       HeldTensor e = run(Stage::embedding, {StageInput::ofHost(generation::rowOf(DType::i64, {token}))})[0];
       token = argmax(generation::lastRow(
-          run(Stage::decoder, generation::decoderInputs(decoder, e, kvLength(), 1))[logits]));
+          run(Stage::decoder, generation::decoderInputs(decoder, e, kvLength(), 1, positions))[logits]));
       ++ownSteps;
       if (!accept(token))
         break;
@@ -355,15 +355,15 @@ TEST(GenerationBackend, ACopyBoundaryBackendGeneratesWhatTheCpuBackendDoes) {
   GenerationOptions sampled = greedy;
   sampled.sampling.temperature = 1.5;
   sampled.sampling.seed = 7;
-  EXPECT_EQ(cpu.generate(&pixels, prompt, greedy).tokens, (std::vector<int64_t>{4, 1, 3, 7, 7, 7}));
-  EXPECT_EQ(cpu.generate(&pixels, prompt, teacher).tokens, (std::vector<int64_t>{4, 2, 4, 1, 4, 3}));
+  EXPECT_EQ(cpu.generate(&pixels, nullptr, prompt, greedy).tokens, (std::vector<int64_t>{4, 1, 3, 7, 7, 7}));
+  EXPECT_EQ(cpu.generate(&pixels, nullptr, prompt, teacher).tokens, (std::vector<int64_t>{4, 2, 4, 1, 4, 3}));
   for (bool ownGreedyLoop : {false, true})
     for (const GenerationOptions *o : {&greedy, &teacher, &sampled}) {
       auto backend = std::make_unique<CopyBoundaryBackend>(plan, kernels, ownGreedyLoop);
       CopyBoundaryBackend &b = *backend;
       Generator other(plan, std::move(backend));
-      const GenerationResult want = cpu.generate(&pixels, prompt, *o);
-      const GenerationResult got = other.generate(&pixels, prompt, *o);
+      const GenerationResult want = cpu.generate(&pixels, nullptr, prompt, *o);
+      const GenerationResult got = other.generate(&pixels, nullptr, prompt, *o);
       SCOPED_TRACE(std::string(ownGreedyLoop ? "own greedy loop, " : "the loop's steps, ") +
                    (o == &greedy ? "greedy" : o == &teacher ? "teacher-forced" : "sampled"));
       EXPECT_EQ(got.tokens, want.tokens);
@@ -396,7 +396,7 @@ TEST(GenerationBackend, ABackendsOwnGreedyLoopStopsAtEosAndWhenTheCallerSaysSo) 
     auto backend = std::make_unique<CopyBoundaryBackend>(plan, kernels, true);
     CopyBoundaryBackend &b = *backend;
     Generator gen(plan, std::move(backend));
-    const GenerationResult r = gen.generate(&pixels, {1, 9, 9, 2}, o);
+    const GenerationResult r = gen.generate(&pixels, nullptr, {1, 9, 9, 2}, o);
     EXPECT_EQ(r.tokens, (std::vector<int64_t>{4, 1, 3, 7}));
     EXPECT_TRUE(r.stoppedAtEos);
     EXPECT_EQ(b.ownSteps, 3);
@@ -406,7 +406,7 @@ TEST(GenerationBackend, ABackendsOwnGreedyLoopStopsAtEosAndWhenTheCallerSaysSo) 
   auto backend = std::make_unique<CopyBoundaryBackend>(plan, kernels, true);
   CopyBoundaryBackend &b = *backend;
   Generator gen(plan, std::move(backend));
-  const GenerationResult r = gen.generate(&pixels, {1, 9, 9, 2}, o);
+  const GenerationResult r = gen.generate(&pixels, nullptr, {1, 9, 9, 2}, o);
   EXPECT_EQ(r.tokens, (std::vector<int64_t>{4, 1}));
   EXPECT_TRUE(r.stoppedByCaller);
   EXPECT_EQ(b.ownSteps, 1);

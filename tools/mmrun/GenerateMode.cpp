@@ -59,10 +59,15 @@ void warnPastContext(const GenerationInfo &g, int64_t promptTokens, int64_t maxN
 
 namespace {
 
-/// The pixel values of --image: the files decoded and preprocessed by the image processor
-/// of the plan's preprocessor_config.json (or processor_config.json), stacked.
-Tensor imagePixelValues(const Plan &plan, const ReportingSession &gen,
-                        const std::vector<std::string> &paths) {
+/// The vision encoder's inputs: pixel values and (Qwen2-VL) image_grid_thw.
+struct VisionTensors {
+  Tensor pixels, grids;
+};
+
+/// The pixel values (and grids) of --image: the files decoded and preprocessed by the image
+/// processor of the plan's preprocessor_config.json (or processor_config.json), stacked.
+VisionTensors imagePixelValues(const Plan &plan, const ReportingSession &gen,
+                               const std::vector<std::string> &paths) {
   auto lookup = [&](const std::string &name) { return plan.modelFile(name); };
   std::optional<ImageProcessor> processor = imageProcessorOf(lookup, plan.origin());
   if (!processor)
@@ -71,8 +76,19 @@ Tensor imagePixelValues(const Plan &plan, const ReportingSession &gen,
   std::vector<ProcessedImage> images;
   for (const std::string &path : paths)
     images.push_back(processor->process(decodeImageFile(path)));
-  return gen.toVisionInput(batchPixelValues(*processor, images),
-                           "--image: " + plan.origin() + ": " + processor->typeName());
+  return {gen.toVisionInput(batchPixelValues(*processor, images),
+                            "--image: " + plan.origin() + ": " + processor->typeName()),
+          batchImageGrids(images)};
+}
+
+/// --image-grid-thw t,h,w[,t,h,w...] as [images, 3] i64.
+Tensor parseImageGrids(const std::string &text) {
+  std::vector<int64_t> v = parseIds(text, "--image-grid-thw");
+  if (v.empty() || v.size() % 3 != 0)
+    fail("--image-grid-thw takes t,h,w per image (a multiple of 3 numbers); ", v.size(), " given");
+  Tensor t = Tensor::host(DType::i64, {static_cast<int64_t>(v.size() / 3), 3});
+  std::copy(v.begin(), v.end(), t.as<int64_t>());
+  return t;
 }
 
 } // namespace
@@ -86,11 +102,14 @@ int runGenerate(std::shared_ptr<const Plan> plan, const GenerateOptions &o, llvm
     options.teacherTokens = parseIds(o.teacherTokens, "--teacher-tokens");
   if (!o.pixelValues.empty() && !o.images.empty())
     fail("give --image or --pixel-values, not both");
-  Tensor pixels;
+  if (!o.imageGridThw.empty() && o.pixelValues.empty())
+    fail("--image-grid-thw goes with --pixel-values (--image computes the grids)");
+  VisionTensors vision;
   if (!o.pixelValues.empty())
-    pixels = gen.toVisionInput(readTensorFile(o.pixelValues));
+    vision = {gen.toVisionInput(readTensorFile(o.pixelValues)),
+              o.imageGridThw.empty() ? Tensor() : parseImageGrids(o.imageGridThw)};
   else if (!o.images.empty())
-    pixels = imagePixelValues(*plan, gen, o.images);
+    vision = imagePixelValues(*plan, gen, o.images);
   options.maxNewTokens = o.maxNewTokens;
   options.kvCapacity = o.kvCapacity;
   options.sampling = o.sampling;
@@ -98,10 +117,11 @@ int runGenerate(std::shared_ptr<const Plan> plan, const GenerateOptions &o, llvm
   if (o.warmup < 0)
     fail("--warmup must be at least 0");
   warnPastContext(g, static_cast<int64_t>(ids.size()), o.maxNewTokens);
-  const Tensor *image = pixels.data ? &pixels : nullptr;
+  const Tensor *image = vision.pixels.data ? &vision.pixels : nullptr;
+  const Tensor *grids = vision.grids.data ? &vision.grids : nullptr;
   for (int w = 0; w < o.warmup; ++w)
-    gen.generate(image, ids, options);
-  GenerationResult r = gen.generate(image, ids, options);
+    gen.generate(image, grids, ids, options);
+  GenerationResult r = gen.generate(image, grids, ids, options);
   writeDumps(r, o.dumpDir);
   if (o.json) {
     nlohmann::ordered_json j = gen.statsJson(r);

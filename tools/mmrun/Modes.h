@@ -72,6 +72,7 @@ struct SamplingOverrides {
 
 struct GenerateOptions {
   std::string pixelValues, inputIds, dumpDir;
+  std::string imageGridThw;        ///< --image-grid-thw t,h,w[,...] (with --pixel-values)
   std::vector<std::string> images; ///< --image, in order
   std::string teacherTokens; ///< comma-separated ids fed by decode steps 1.. (teacher forcing)
   int64_t maxNewTokens = 16, kvCapacity = 0;

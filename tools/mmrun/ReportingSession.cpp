@@ -20,10 +20,11 @@ ReportingSession::ReportingSession(std::shared_ptr<const Plan> plan, const Devic
   session_.prepareGeneration(); // device and plan errors before any input is read
 }
 
-GenerationResult ReportingSession::generate(const Tensor *pixelValues, const std::vector<int64_t> &ids,
-                                            const GenerationOptions &options) {
+GenerationResult ReportingSession::generate(const Tensor *pixelValues, const Tensor *imageGridThw,
+                                            const std::vector<int64_t> &ids, const GenerationOptions &options) {
   GenerationRequest request;
   request.pixelValues = pixelValues;
+  request.imageGridThw = imageGridThw;
   request.inputIds = ids;
   request.options = options;
   return session_.generate(request);

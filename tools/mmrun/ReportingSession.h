@@ -23,7 +23,8 @@ public:
   /// Throws Error (no generation metadata, not compiled for CUDA, ...).
   ReportingSession(std::shared_ptr<const mm::rt::Plan> plan, const DeviceOptions &run);
 
-  mm::rt::GenerationResult generate(const mm::rt::Tensor *pixelValues,
+  /// `imageGridThw`: Qwen2-VL's [images, 3] grids (GenerationRequest), else null.
+  mm::rt::GenerationResult generate(const mm::rt::Tensor *pixelValues, const mm::rt::Tensor *imageGridThw,
                                     const std::vector<int64_t> &inputIds,
                                     const mm::rt::GenerationOptions &options);
   const mm::rt::GenerationInfo &info() const { return session_.plan().generation(); }

@@ -115,6 +115,7 @@ public:
     if (e.pixelValues.data)
       pixels = gen_.toVisionInput(e.pixelValues, plan_->origin() + ": the image processor");
     const Tensor *image = pixels.data ? &pixels : nullptr;
+    const Tensor *grids = e.imageGridThw.data ? &e.imageGridThw : nullptr;
     // Template, tokenizer and image decoding and processing (the first turn: with the
     // images decoded at the start).
     const double preprocessMs = generation::msSince(start) + (first ? imageDecodeMs_ : 0);
@@ -122,9 +123,9 @@ public:
       GenerationOptions quiet = options;
       quiet.onToken = nullptr;
       for (int w = 0; w < o_.warmup; ++w)
-        gen_.generate(image, e.ids, quiet);
+        gen_.generate(image, grids, e.ids, quiet);
     }
-    GenerationResult r = gen_.generate(image, e.ids, options);
+    GenerationResult r = gen_.generate(image, grids, e.ids, options);
     std::string rest = stream.finish();
     const char *reason = stream.stopped() ? "stop string" : r.stoppedAtEos ? "eos" : "length";
     if (processor_.hasChatTemplate() && !o_.raw)

@@ -104,6 +104,11 @@ static cl::OptionCategory genCat("Generation");
 static cl::opt<std::string> pixelValues("pixel-values", cl::cat(genCat),
                                         cl::desc("Image input [1,3,H,W] f32 (.npy or .pb)"),
                                         cl::value_desc("file"));
+static cl::opt<std::string> imageGridThw(
+    "image-grid-thw", cl::cat(genCat),
+    cl::desc("With --pixel-values of Qwen2-VL's patches: each image's grid of temporal, "
+             "height and width patches (image_grid_thw)"),
+    cl::value_desc("t,h,w[,t,h,w...]"));
 static cl::list<std::string> images(
     "image", cl::cat(genCat),
     cl::desc("Image input: a PNG or JPEG file, preprocessed as the plan's "
@@ -210,8 +215,8 @@ int main(int argc, char **argv) {
         mm::rt::fail("give --tokenize or --detokenize, not both");
       refuse(graphOnly, "--tokenize / --detokenize");
       refuse({&prompt, &systemPrompt, &chat, &rawPrompt, std::addressof(stops), &temperature, &topK,
-              &topP, &repetitionPenalty, &seed, &ignoreEos, &pixelValues, std::addressof(images),
-              &inputIds, &maxNewTokens, &kvCapacity, &warmup, &dumpDir, &teacherTokens, &json,
+              &topP, &repetitionPenalty, &seed, &ignoreEos, &pixelValues, &imageGridThw,
+              std::addressof(images), &inputIds, &maxNewTokens, &kvCapacity, &warmup, &dumpDir, &teacherTokens, &json,
               &profile},
              "--tokenize / --detokenize");
     }
@@ -230,7 +235,8 @@ int main(int argc, char **argv) {
       sampling.repetitionPenalty = repetitionPenalty;
     sampling.seed = seed;
     if (textMode) {
-      refuse({&inputIds, &pixelValues, &teacherTokens, &dumpDir}, "text generation (--prompt, --chat)");
+      refuse({&inputIds, &pixelValues, &imageGridThw, &teacherTokens, &dumpDir},
+             "text generation (--prompt, --chat)");
       refuse(graphOnly, "text generation (--prompt, --chat)");
       mmrun::TextOptions o;
       o.images = std::vector<std::string>(images.begin(), images.end());
@@ -266,8 +272,8 @@ int main(int argc, char **argv) {
       mm::rt::fail("give either --input-ids (generation) or --input/--input-dir (one graph), not both");
     // An option of the other mode would be ignored (a --compare-dir that compares nothing).
     const std::vector<cl::Option *> generationOnly = {
-        &pixelValues, std::addressof(images), &maxNewTokens, &kvCapacity, &warmup,           &dumpDir,
-        &teacherTokens, &temperature, &topK,       &topP,       &repetitionPenalty, &seed, &ignoreEos};
+        &pixelValues, &imageGridThw, std::addressof(images), &maxNewTokens, &kvCapacity, &warmup,
+        &dumpDir, &teacherTokens, &temperature, &topK,       &topP,       &repetitionPenalty, &seed, &ignoreEos};
     for (cl::Option *opt : graphMode ? generationOnly : graphOnly)
       if (opt->getNumOccurrences() > 0)
         mm::rt::fail("--", opt->ArgStr.str(), " applies to ",
@@ -298,6 +304,7 @@ int main(int argc, char **argv) {
                    "to run one graph, or --info");
     mmrun::GenerateOptions o;
     o.pixelValues = pixelValues;
+    o.imageGridThw = imageGridThw;
     o.images = std::vector<std::string>(images.begin(), images.end());
     o.inputIds = inputIds;
     o.maxNewTokens = maxNewTokens;

@@ -19,7 +19,11 @@
 //     connector's pixel shuffle and modality_projection;
 //   FuyuForCausalLM (Fuyu.cpp; modeling_fuyu.py): @vision_encoder takes the processor's
 //     image_patches [batch, patches, patch_size^2 * channels] through vision_embed_tokens;
-//     the decoder is Persimmon's (TextDecoder.h).
+//     the decoder is Persimmon's (TextDecoder.h);
+//   Qwen2VLForConditionalGeneration (Qwen2VL.cpp; Wang et al. 2024, modeling_qwen2_vl.py):
+//     @vision_encoder takes the processor's pixel_values [patches, C * T * P * P] and
+//     image_grid_thw [images, 3] through the ViT with 2-D rotary and the patch merger; the
+//     decoder is Qwen2's with M-RoPE (position_ids [3, batch, seq]).
 //
 //===----------------------------------------------------------------------===//
 #ifndef MM_COMPILER_IMPORT_HF_ARCHITECTURES_H
@@ -42,6 +46,9 @@ mlir::LogicalResult buildPaliGemma(mlir::ModuleOp module, const nlohmann::json &
 mlir::LogicalResult buildFuyu(mlir::ModuleOp module, const nlohmann::json &config,
                               const std::string &configPath, const TensorMap &tensors,
                               std::string &error);
+mlir::LogicalResult buildQwen2VL(mlir::ModuleOp module, const nlohmann::json &config,
+                                 const std::string &configPath, const TensorMap &tensors,
+                                 std::string &error);
 mlir::LogicalResult buildIdefics3(mlir::ModuleOp module, const nlohmann::json &config,
                                   const std::string &configPath, const TensorMap &tensors,
                                   std::string &error);

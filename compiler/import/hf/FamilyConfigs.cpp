@@ -1,6 +1,7 @@
 //===- FamilyConfigs.cpp - the top-level config.json of each family ----------===//
 //
-// LlavaConfig, PaliGemmaConfig, Idefics3Config / SmolVLMConfig and FuyuConfig as transformers (v5)
+// LlavaConfig, PaliGemmaConfig, Idefics3Config / SmolVLMConfig, FuyuConfig and Qwen2VLConfig
+// as transformers (v5)
 // reads them: their own fields, and their defaults for an absent sub-config (a present
 // one takes the defaults of its own model_type, as CONFIG_MAPPING[model_type](**dict)).
 //
@@ -152,6 +153,61 @@ mlir::LogicalResult parseFuyuConfig(const json &config, const std::string &path,
     top.bad("hidden_size", "is " + std::to_string(out.hiddenSize) +
                                "; the patch embeddings replace token embeddings, so it must equal "
                                "text_config.hidden_size (" + std::to_string(out.text.hiddenSize) + ")");
+  return finish(why, path, error);
+}
+
+namespace {
+
+/// Qwen2VLVisionConfig, with its defaults (Qwen2-VL-7B's tower).
+void readQwen2VlVision(Fields f, Qwen2VlVisionConfig &v) {
+  v.depth = f.size("depth", v.depth, kMaxLayers);
+  v.embedDim = f.size("embed_dim", v.embedDim);
+  v.hiddenSize = f.size("hidden_size", v.hiddenSize);
+  v.numHeads = f.size("num_heads", v.numHeads);
+  v.mlpRatio = f.number("mlp_ratio", v.mlpRatio);
+  v.hiddenAct = f.string("hidden_act", v.hiddenAct);
+  v.inChannels = f.size("in_channels", v.inChannels);
+  v.patchSize = f.size("patch_size", v.patchSize);
+  v.spatialMergeSize = f.size("spatial_merge_size", v.spatialMergeSize);
+  v.temporalPatchSize = f.size("temporal_patch_size", v.temporalPatchSize);
+  v.ropeTheta = f.object("rope_parameters").number("rope_theta", v.ropeTheta);
+  if (!f.ok())
+    return;
+  // VisionRotaryEmbedding(head_dim / 2): head_dim / 4 frequencies for each of the row and
+  // the column, rotate-half over the whole head.
+  if (v.embedDim % v.numHeads != 0 || v.headDim() % 4 != 0)
+    f.bad("num_heads", "must divide embed_dim into heads of a multiple of 4 channels (the 2-D "
+                       "rotary embedding's row and column halves)");
+  else if (!(v.mlpRatio > 0) || v.mlpHidden() < 1 || v.mlpHidden() > kMaxSize)
+    f.bad("mlp_ratio", "must give an MLP of 1 to 2^24 channels");
+  else if (!activationNamed(v.hiddenAct))
+    f.bad("hidden_act", unknownActivation(v.hiddenAct));
+  else if (!(v.ropeTheta > 0))
+    f.object("rope_parameters").bad("rope_theta", "must be positive");
+}
+
+} // namespace
+
+mlir::LogicalResult parseQwen2VlConfig(const json &config, const std::string &path, Qwen2VlConfig &out,
+                                       std::string &error) {
+  std::string why;
+  Fields top(config, "", why);
+  readQwen2VlVision(top.object("vision_config"), out.vision);
+  // Qwen2VLConfig without a text_config (the Hub's flat configs) reads its text model from
+  // its own top-level fields.
+  json fromTop = config;
+  fromTop["model_type"] = "qwen2_vl_text";
+  readTextConfig(top.has("text_config") ? top.object("text_config") : Fields(fromTop, "", why),
+                 "qwen2_vl_text", out.text);
+  out.tieWordEmbeddings = tieWordEmbeddings(top, false);
+  if (top.ok() && out.text.modelType != "qwen2_vl_text")
+    top.object("text_config").bad("model_type", "is " + shownValue(out.text.modelType) +
+                                                    "; Qwen2-VL's decoder is qwen2_vl_text (M-RoPE)");
+  else if (top.ok() && out.vision.hiddenSize != out.text.hiddenSize)
+    top.object("vision_config").bad("hidden_size", "is " + std::to_string(out.vision.hiddenSize) +
+                                                       "; the merged patches replace token embeddings, so "
+                                                       "it must equal the text model's hidden_size (" +
+                                                       std::to_string(out.text.hiddenSize) + ")");
   return finish(why, path, error);
 }
 

@@ -26,9 +26,9 @@ LogicalResult buildFuyu(ModuleOp module, const nlohmann::json &config, const std
   // image_patches, row by row; its newline tokens are text tokens between the rows').
   const PixelInput patches{"image_patches", {kDyn, kDyn, c.patchSize * c.patchSize * c.numChannels},
                            {"batch", "patches", ""}};
-  auto features = [&](GraphBuilder &g, Value x) {
+  auto features = [&](GraphBuilder &g, ValueRange in) {
     g.at(kPatchEmbeddingPrefixes.front() + "vision_embed_tokens");
-    return g.linear(x, kPatchEmbeddingPrefixes, "vision_embed_tokens", c.hiddenSize, true);
+    return g.linear(in[0], kPatchEmbeddingPrefixes, "vision_embed_tokens", c.hiddenSize, true);
   };
   return buildVisionLanguageModel(module, configPath, patches, features, c.text, c.tieWordEmbeddings,
                                   kFuyuTextPrefixes, tensors, error);

@@ -241,6 +241,8 @@ template <typename Op> Value binary(GraphBuilder &g, Value a, Value b, const cha
 
 Value GraphBuilder::add(Value a, Value b) { return binary<AddOp>(*this, a, b, "an add"); }
 Value GraphBuilder::mul(Value a, Value b) { return binary<MulOp>(*this, a, b, "a mul"); }
+Value GraphBuilder::sub(Value a, Value b) { return binary<SubOp>(*this, a, b, "a sub"); }
+Value GraphBuilder::div(Value a, Value b) { return binary<DivOp>(*this, a, b, "a div"); }
 
 Value GraphBuilder::layerNorm(Value x, Value scale, Value bias, double eps) {
   const int64_t last = static_cast<int64_t>(shapeOf(x).size()) - 1;

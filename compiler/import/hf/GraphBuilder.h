@@ -83,6 +83,8 @@ public:
   /// x / sqrt(mean(x^2) + eps) * (scaleOffset + scale): scaleOffset 1 for Gemma's 1 + w.
   mlir::Value rmsNorm(mlir::Value x, mlir::Value scale, double eps, double scaleOffset = 0.0);
   mlir::Value mul(mlir::Value a, mlir::Value b);
+  mlir::Value sub(mlir::Value a, mlir::Value b);
+  mlir::Value div(mlir::Value a, mlir::Value b); ///< integers truncate toward zero
   mlir::Value attention(mlir::Value q, mlir::Value k, mlir::Value v, mlir::Value mask, double scale);
   /// [B, S, H * D] -> [B, H, S, D] and back.
   mlir::Value splitHeads(mlir::Value x, int64_t heads, int64_t headDim);

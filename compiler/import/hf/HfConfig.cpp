@@ -43,6 +43,18 @@ void readRope(Fields &f, RopeConfig &rope) {
   // Both spellings of the type: "rope_type" (transformers >= 4.45) and "type".
   const char *typeKey = scaling.has("rope_type") ? "rope_type" : "type";
   rope.type = scaling.string(typeKey, "default");
+  if (scaling.has("mrope_section")) {
+    const json &section = scaling.raw("mrope_section");
+    if (!section.is_array() || section.size() != 3)
+      return scaling.bad("mrope_section", "is not a list of 3 band sizes (temporal, height, width)");
+    for (const json &s : section) {
+      if (!s.is_number_integer() || s.get<int64_t>() <= 0 || s.get<int64_t>() > kMaxHeadDim)
+        return scaling.bad("mrope_section", "holds a value that is not a positive integer");
+      rope.mropeSection.push_back(s.get<int64_t>());
+    }
+    if (rope.type == "mrope") // transformers 4.x's spelling of M-RoPE's default frequencies
+      rope.type = "default";
+  }
   rope.factor = scaling.number("factor", 1.0);
   rope.lowFreqFactor = scaling.number("low_freq_factor", rope.lowFreqFactor);
   rope.highFreqFactor = scaling.number("high_freq_factor", rope.highFreqFactor);
@@ -65,7 +77,7 @@ void readRope(Fields &f, RopeConfig &rope) {
 
 /// Which layers of a Mistral or Qwen2 decoder use its sliding window.
 void readSlidingWindow(Fields &f, TextConfig &t, bool mistral) {
-  const bool qwen2 = t.modelType == "qwen2";
+  const bool qwen2 = t.qwen2();
   t.slidingLayers.assign(t.numLayers, false);
   // A null sliding_window means none (Mistral v0.2 and later).
   if (!(mistral || (qwen2 && f.boolean("use_sliding_window", false))) || f.isNull("sliding_window"))
@@ -88,7 +100,7 @@ void readSlidingWindow(Fields &f, TextConfig &t, bool mistral) {
     }
     return;
   }
-  const int64_t from = f.integer("max_window_layers", 28);
+  const int64_t from = f.integer("max_window_layers", t.modelType == "qwen2" ? 28 : 80);
   for (int64_t i = std::max<int64_t>(from, 0); i < t.numLayers; ++i)
     t.slidingLayers[i] = true;
 }
@@ -145,29 +157,38 @@ void readPersimmon(Fields &f, TextConfig &t) {
     f.bad("num_attention_heads", "must divide hidden_size");
 }
 
-/// LlamaConfig, MistralConfig, Qwen2Config and GemmaConfig.
+/// LlamaConfig, MistralConfig, Qwen2Config, GemmaConfig and Qwen2VLTextConfig.
 void readLlamaFamily(Fields &f, TextConfig &t) {
-  const bool mistral = t.modelType == "mistral", qwen2 = t.modelType == "qwen2";
+  const bool mistral = t.modelType == "mistral", qwen2 = t.qwen2();
   const bool gemma = t.modelType == "gemma", llama = t.modelType == "llama";
-  // The defaults of LlamaConfig, MistralConfig, Qwen2Config and GemmaConfig.
-  t.hiddenSize = f.size("hidden_size", gemma ? 3072 : 4096);
-  t.intermediateSize =
-      f.size("intermediate_size", mistral ? 14336 : qwen2 ? 22016 : gemma ? 24576 : 11008);
-  t.numLayers = f.size("num_hidden_layers", gemma ? 28 : 32, kMaxLayers);
-  t.numHeads = f.size("num_attention_heads", gemma ? 16 : 32);
-  // MistralConfig's default is 8 KV heads and GemmaConfig's 16; null (and the others'
-  // default) means MHA.
-  const int64_t kvDefault =
-      f.isNull("num_key_value_heads") ? t.numHeads : mistral ? 8 : gemma ? 16 : t.numHeads;
+  const bool qwen2vl = t.modelType == "qwen2_vl_text";
+  // The defaults of LlamaConfig, MistralConfig, Qwen2Config, GemmaConfig and
+  // Qwen2VLTextConfig (Qwen2-VL-72B's shapes).
+  t.hiddenSize = f.size("hidden_size", gemma ? 3072 : qwen2vl ? 8192 : 4096);
+  t.intermediateSize = f.size("intermediate_size", mistral  ? 14336
+                                                   : qwen2vl ? 29568
+                                                   : qwen2   ? 22016
+                                                   : gemma   ? 24576
+                                                             : 11008);
+  t.numLayers = f.size("num_hidden_layers", gemma ? 28 : qwen2vl ? 80 : 32, kMaxLayers);
+  t.numHeads = f.size("num_attention_heads", gemma ? 16 : qwen2vl ? 64 : 32);
+  // MistralConfig's and Qwen2VLTextConfig's default is 8 KV heads and GemmaConfig's 16;
+  // null (and the others' default) means MHA.
+  const int64_t kvDefault = f.isNull("num_key_value_heads") ? t.numHeads
+                            : mistral || qwen2vl           ? 8
+                            : gemma                        ? 16
+                                                           : t.numHeads;
   t.numKvHeads = f.size("num_key_value_heads", kvDefault);
   // GemmaConfig's head_dim defaults to 256; the others' to hidden_size / heads.
   const bool headDimField = f.has("head_dim") || gemma;
   t.headDim = headDimField ? f.size("head_dim", 256, kMaxHeadDim)
                            : t.hiddenSize / std::max<int64_t>(t.numHeads, 1);
-  t.vocabSize = f.size("vocab_size", qwen2 ? 151936 : gemma ? 256000 : 32000);
-  t.normEps = f.number("rms_norm_eps", 1e-6);
+  t.vocabSize = f.size("vocab_size", qwen2vl ? 152064 : qwen2 ? 151936 : gemma ? 256000 : 32000);
+  t.normEps = f.number("rms_norm_eps", qwen2vl ? 1e-5 : 1e-6);
   if (!(t.normEps >= 0 && t.normEps <= 1))
     f.bad("rms_norm_eps", "must be in [0, 1]");
+  if (qwen2vl)
+    t.rope.theta = 1000000.0; // Qwen2VLTextConfig.default_theta
   readRope(f, t.rope);
   t.rotaryDim = t.headDim; // LlamaModel and its copies rotate the whole head
   // Llama's attention_bias covers q/k/v/o and mlp_bias the MLP; Gemma's attention_bias
@@ -188,8 +209,19 @@ void readLlamaFamily(Fields &f, TextConfig &t) {
   readMlpActivation(f, gemma ? "gelu_pytorch_tanh" : "silu", t);
   if (!f.ok())
     return;
+  const std::vector<int64_t> &bands = t.rope.mropeSection;
+  const int64_t banded = bands.empty() ? 0 : bands[0] + bands[1] + bands[2];
+  const char *ropeKey = f.has("rope_parameters") ? "rope_parameters" : "rope_scaling";
   if (t.numHeads % t.numKvHeads != 0)
     f.bad("num_key_value_heads", "must divide num_attention_heads (GQA)");
+  else if (qwen2vl != !bands.empty())
+    f.object(ropeKey).bad("mrope_section", qwen2vl ? "is missing: Qwen2-VL's decoder needs its M-RoPE bands"
+                                                   : "is given, but only Qwen2-VL's decoder (qwen2_vl_text) "
+                                                     "takes M-RoPE position ids");
+  else if (!bands.empty() && 2 * banded != t.headDim)
+    f.object(ropeKey).bad("mrope_section", "sums to " + std::to_string(banded) +
+                                               "; the bands must cover head_dim / 2 = " +
+                                               std::to_string(t.headDim / 2) + " frequencies");
   else if (t.headDim % 2 != 0 || t.headDim == 0 || t.headDim > kMaxHeadDim)
     f.bad(headDimField ? "head_dim" : "hidden_size",
           headDimField ? "must be even (rotary embedding)"
@@ -202,11 +234,12 @@ void readTextConfig(Fields f, const char *defaultType, TextConfig &t) {
   t.modelType = f.string("model_type", defaultType);
   if (t.persimmon())
     readPersimmon(f, t);
-  else if (llvm::is_contained({"llama", "mistral", "qwen2", "gemma"}, t.modelType))
+  else if (llvm::is_contained({"llama", "mistral", "qwen2", "gemma", "qwen2_vl_text"}, t.modelType))
     readLlamaFamily(f, t);
   else
     f.bad("model_type", "is " + shownValue(t.modelType) +
-                            "; a text model mmc compiles is llama, mistral, qwen2, gemma or persimmon");
+                            "; a text model mmc compiles is llama, mistral, qwen2, gemma, persimmon "
+                            "or qwen2_vl_text");
 }
 
 void readVisionConfig(Fields f, const char *defaultType, VisionConfig &v, bool typeFromConfig) {

@@ -30,6 +30,8 @@ namespace mm::hf {
 /// theta^(-2i / head_dim), rescaled by rope_type (transformers' ROPE_INIT_FUNCTIONS):
 /// "default"; "linear" (positions / factor); "llama3" (Llama 3.1's wavelength-banded
 /// scaling: factor, low_freq_factor, high_freq_factor, original_max_position_embeddings).
+/// M-RoPE (Qwen2-VL, Wang et al. 2024): mrope_section splits the head_dim / 2 frequencies
+/// into temporal, height and width bands, each rotated by its own row of position ids.
 struct RopeConfig {
   double theta = 10000.0;
   std::string type = "default";
@@ -38,11 +40,17 @@ struct RopeConfig {
   int64_t originalMaxPositions = 8192;
   /// partial_rotary_factor (Persimmon's; 0.5 by default): the share of head_dim rotated.
   double partialFactor = 1.0;
+  /// mrope_section (rope_parameters in transformers 5, rope_scaling in 4.x, whose "type":
+  /// "mrope" is the default type): the bands' sizes, summing to rotaryDim / 2; empty for
+  /// 1-D positions.
+  std::vector<int64_t> mropeSection;
 };
 
-/// A decoder: LlamaConfig, MistralConfig, Qwen2Config, GemmaConfig or PersimmonConfig.
+/// A decoder: LlamaConfig, MistralConfig, Qwen2Config, GemmaConfig, PersimmonConfig or
+/// Qwen2VLTextConfig (Qwen2's with M-RoPE).
 struct TextConfig {
-  std::string modelType;            ///< llama, mistral, qwen2, gemma or persimmon
+  std::string modelType;            ///< llama, mistral, qwen2, gemma, persimmon or qwen2_vl_text
+  bool qwen2() const { return modelType == "qwen2" || modelType == "qwen2_vl_text"; }
   int64_t hiddenSize = 0, intermediateSize = 0, numLayers = 0, numHeads = 0, numKvHeads = 0;
   int64_t headDim = 0;              ///< head_dim, else hidden_size / num_attention_heads
   int64_t vocabSize = 0;
@@ -147,6 +155,32 @@ struct FuyuConfig {
   bool tieWordEmbeddings = false;
 };
 
+/// Qwen2VisionTransformerPretrainedModel's Qwen2VLVisionConfig (modeling_qwen2_vl.py): a
+/// linear patch embedding of temporal_patch_size frames of patch_size^2 pixels (a Conv3d
+/// without bias, stride = kernel), depth blocks of LayerNorm (eps 1e-6), fused qkv
+/// attention with a 2-D rotary embedding, fc1 / hidden_act / fc2 MLP, and the patch
+/// merger (LayerNorm, spatial_merge_size^2 neighbouring patches concatenated, Linear,
+/// GELU, Linear to hidden_size).
+struct Qwen2VlVisionConfig {
+  int64_t depth = 32, embedDim = 1280, hiddenSize = 3584, numHeads = 16;
+  double mlpRatio = 4;
+  std::string hiddenAct = "quick_gelu";
+  int64_t inChannels = 3, patchSize = 14, spatialMergeSize = 2, temporalPatchSize = 2;
+  double ropeTheta = 10000.0; ///< rope_parameters.rope_theta (transformers 5); 10000 before
+  int64_t headDim() const { return embedDim / numHeads; }
+  int64_t mlpHidden() const { return static_cast<int64_t>(static_cast<double>(embedDim) * mlpRatio); }
+  /// A patch row of pixel_values: in_channels * temporal_patch_size * patch_size^2.
+  int64_t patchDim() const { return inChannels * temporalPatchSize * patchSize * patchSize; }
+};
+
+/// Qwen2VLForConditionalGeneration (Wang et al. 2024, "Qwen2-VL"): text_config (transformers
+/// 5), else the top level's text fields (the Hub's configs).
+struct Qwen2VlConfig {
+  TextConfig text;
+  Qwen2VlVisionConfig vision;
+  bool tieWordEmbeddings = false;
+};
+
 /// The mm.linear epilogue for a transformers activation name (ACT2FN): gelu, gelu_new /
 /// gelu_pytorch_tanh / gelu_fast (tanh approximation), quick_gelu, silu / swish, relu;
 /// std::nullopt for another.
@@ -174,6 +208,8 @@ mlir::LogicalResult parseIdefics3Config(const nlohmann::json &config, const std:
                                         Idefics3Config &out, std::string &error);
 mlir::LogicalResult parseFuyuConfig(const nlohmann::json &config, const std::string &path,
                                     FuyuConfig &out, std::string &error);
+mlir::LogicalResult parseQwen2VlConfig(const nlohmann::json &config, const std::string &path,
+                                       Qwen2VlConfig &out, std::string &error);
 
 } // namespace mm::hf
 

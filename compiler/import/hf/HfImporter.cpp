@@ -31,7 +31,8 @@ const std::vector<Architecture> &architectures() {
       {"PaliGemmaForConditionalGeneration", hf::buildPaliGemma},
       {"Idefics3ForConditionalGeneration", hf::buildIdefics3},
       {"SmolVLMForConditionalGeneration", hf::buildIdefics3},
-      {"FuyuForCausalLM", hf::buildFuyu}};
+      {"FuyuForCausalLM", hf::buildFuyu},
+      {"Qwen2VLForConditionalGeneration", hf::buildQwen2VL}};
   return all;
 }
 

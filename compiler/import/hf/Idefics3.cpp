@@ -33,8 +33,8 @@ LogicalResult buildIdefics3(ModuleOp module, const nlohmann::json &config, const
     return failure();
   // Idefics3Model.get_image_features for full-size frames (the processor's tiles and
   // global image): the connector of the ViT's last_hidden_state.
-  auto features = [&](GraphBuilder &g, Value pixels) {
-    Value x = visionLastHiddenState(g, c.vision, kVisionModelPrefixes, pixels);
+  auto features = [&](GraphBuilder &g, ValueRange in) {
+    Value x = visionLastHiddenState(g, c.vision, kVisionModelPrefixes, in[0]);
     if (g.failed())
       return x;
     g.at(kConnectorPrefixes.front() + "modality_projection");

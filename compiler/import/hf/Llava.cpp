@@ -43,7 +43,7 @@ LogicalResult buildLlava(ModuleOp module, const nlohmann::json &config, const st
   LlavaConfig c;
   if (failed(parseLlavaConfig(config, configPath, c, error)))
     return failure();
-  auto features = [&](GraphBuilder &g, Value pixels) { return llavaFeatures(g, c, pixels); };
+  auto features = [&](GraphBuilder &g, ValueRange in) { return llavaFeatures(g, c, in[0]); };
   return buildVisionLanguageModel(module, configPath, imagePixels(c.vision), features, c.text, c.tieWordEmbeddings,
                                   kLanguageModelPrefixes, tensors, error);
 }

@@ -16,8 +16,8 @@ LogicalResult buildPaliGemma(ModuleOp module, const nlohmann::json &config, cons
   // PaliGemmaModel.get_image_features: multi_modal_projector.linear of SigLIP's
   // last_hidden_state (transformers 5 no longer divides it by sqrt(hidden_size): Gemma's
   // embedding scale now applies to the text tokens only).
-  auto features = [&](GraphBuilder &g, Value pixels) {
-    Value x = visionLastHiddenState(g, c.vision, kVisionTowerPrefixes, pixels);
+  auto features = [&](GraphBuilder &g, ValueRange in) {
+    Value x = visionLastHiddenState(g, c.vision, kVisionTowerPrefixes, in[0]);
     if (g.failed())
       return x;
     g.at(kProjectorPrefixes.front() + "linear");

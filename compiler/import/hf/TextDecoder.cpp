@@ -82,17 +82,40 @@ Value attentionMask(GraphBuilder &g, int64_t window, bool prefix, const DecoderI
                            minusInf);
 }
 
+/// The rotation angles [batch, seq, n] of `positions` [batch, seq] (i64) at the inverse
+/// frequencies `inv` (n of them), in f32 as transformers computes them.
+Value rotaryAngles(GraphBuilder &g, Value positions, llvm::ArrayRef<float> inv) {
+  Type f32 = g.builder().getF32Type();
+  const int64_t n = static_cast<int64_t>(inv.size());
+  Value pos = g.unsqueeze(g.cast(positions, f32), {2}); // [batch, seq, 1]
+  return g.create<MulOp>(g.tensorType({kDyn, kDyn, n}, f32), pos, g.floats(inv, {n}, f32));
+}
+
 /// cos and sin [batch, seq, rotaryDim] of the positions (plus the family's offset; HF's
 /// rotate-half layout: the frequencies twice), computed in f32 and then cast to the
-/// compute type.
+/// compute type. With M-RoPE, `positions` is [3, batch, seq] and frequency band k of
+/// mrope_section takes its angles from row k (temporal, height, width), as
+/// apply_multimodal_rotary_pos_emb selects them.
 std::pair<Value, Value> rotaryTables(GraphBuilder &g, const TextConfig &t, Value positions) {
   Type f32 = g.builder().getF32Type();
   std::vector<float> inv = rotaryInverseFrequencies(t);
   if (t.positionOffset != 0)
     positions = g.add(positions, g.i64Scalar(t.positionOffset));
-  Value pos = g.unsqueeze(g.cast(positions, f32), {2});          // [batch, seq, 1]
-  Value freqs = g.create<MulOp>(g.tensorType({kDyn, kDyn, t.rotaryDim / 2}, f32), pos,
-                                g.floats(inv, {t.rotaryDim / 2}, f32));
+  Value freqs;
+  if (t.rope.mropeSection.empty()) {
+    freqs = rotaryAngles(g, positions, inv);
+  } else {
+    std::vector<Value> bands;
+    size_t from = 0;
+    for (int64_t k = 0; k < 3; ++k) {
+      const size_t n = static_cast<size_t>(t.rope.mropeSection[k]);
+      Value row = g.create<GatherOp>(g.tensorType({kDyn, kDyn}, g.builder().getI64Type()), positions,
+                                     g.i64Scalar(k), 0);
+      bands.push_back(rotaryAngles(g, row, llvm::ArrayRef<float>(inv).slice(from, n)));
+      from += n;
+    }
+    freqs = g.concat(bands, 2);
+  }
   Value emb = g.concat({freqs, freqs}, 2);
   Value cos = g.create<CosOp>(emb.getType(), emb), sin = g.create<SinOp>(emb.getType(), emb);
   if (g.floatType() != f32)
@@ -197,13 +220,16 @@ void buildDecoder(ModuleOp module, Location loc, const TextConfig &t, bool tied,
                   const TextPrefixes &prefixes, const TensorMap &tensors, Type ft, std::string &error) {
   MLIRContext *ctx = module.getContext();
   Type i64 = IntegerType::get(ctx, 64);
+  const bool mrope = !t.rope.mropeSection.empty();
   std::vector<Port> args = {
       {"inputs_embeds", RankedTensorType::get({kDyn, kDyn, t.hiddenSize}, ft), {"batch", "seq", ""},
        ValueRole::inputsEmbeds},
       {"attention_mask", RankedTensorType::get({kDyn, kDyn}, i64), {"batch", "total"},
        ValueRole::attentionMask},
-      {"position_ids", RankedTensorType::get({kDyn, kDyn}, i64), {"batch", "seq"},
-       ValueRole::positionIds}};
+      mrope ? Port{"position_ids", RankedTensorType::get({3, kDyn, kDyn}, i64), {"", "batch", "seq"},
+                   ValueRole::positionIds}
+            : Port{"position_ids", RankedTensorType::get({kDyn, kDyn}, i64), {"batch", "seq"},
+                   ValueRole::positionIds}};
   Type kvType = RankedTensorType::get({kDyn, t.numKvHeads, kDyn, t.headDim}, ft);
   for (int64_t i = 0; i < t.numLayers; ++i)
     for (bool isValue : {false, true})

@@ -18,14 +18,17 @@ PixelInput imagePixels(const VisionConfig &v) {
 namespace {
 
 LogicalResult buildVisionEncoder(ModuleOp module, Location loc, const PixelInput &in,
-                                 const TensorMap &tensors, Type ft,
-                                 llvm::function_ref<Value(GraphBuilder &, Value)> features,
+                                 const TensorMap &tensors, Type ft, ImageFeatures features,
                                  std::string &error) {
-  Port pixels{in.name, RankedTensorType::get(in.shape, ft), in.dims, contract::ValueRole::pixelValues};
+  std::vector<Port> args = {
+      {in.name, RankedTensorType::get(in.shape, ft), in.dims, contract::ValueRole::pixelValues}};
+  if (in.imageGridThw)
+    args.push_back({"image_grid_thw", RankedTensorType::get({kDyn, 3}, IntegerType::get(module.getContext(), 64)),
+                    {"images", ""}, contract::ValueRole::imageGridThw});
   func::FuncOp fn =
-      createFunction(module, loc, "vision_encoder", contract::FunctionRole::visionEncoder, {pixels});
+      createFunction(module, loc, "vision_encoder", contract::FunctionRole::visionEncoder, args);
   GraphBuilder g(fn.getBody().front(), loc, tensors, ft);
-  Value x = features(g, fn.getArgument(0));
+  Value x = features(g, fn.getArguments());
   if (g.failed()) {
     error = g.error();
     return failure();
@@ -38,8 +41,7 @@ LogicalResult buildVisionEncoder(ModuleOp module, Location loc, const PixelInput
 } // namespace
 
 LogicalResult buildVisionLanguageModel(ModuleOp module, const std::string &configPath,
-                                       const PixelInput &pixels,
-                                       llvm::function_ref<Value(GraphBuilder &, Value)> features,
+                                       const PixelInput &pixels, ImageFeatures features,
                                        const TextConfig &t, bool tiedEmbeddings,
                                        const TextPrefixes &textPrefixes, const TensorMap &tensors,
                                        std::string &error) {

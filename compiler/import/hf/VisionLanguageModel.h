@@ -27,22 +27,28 @@ extern const TextPrefixes kLanguageModelPrefixes;
 extern const Prefixes kVisionTowerPrefixes, kProjectorPrefixes;
 
 /// The vision encoder's input: its name, shape (kDyn for a dynamic dim) and dim names; its
-/// element type is the graph's.
+/// element type is the graph's. `imageGridThw`: a second input, image_grid_thw [images,
+/// 3] i64 (the role image_grid_thw; Qwen2-VL's).
 struct PixelInput {
   std::string name;
   std::vector<int64_t> shape;
   std::vector<std::string> dims;
+  bool imageGridThw = false;
 };
 
 /// pixel_values [batch, channels, image_size, image_size] of a ViT.
 PixelInput imagePixels(const VisionConfig &v);
 
+/// Computes the image features [batch, F, text hidden] from the vision encoder's
+/// arguments (the pixels, then image_grid_thw when PixelInput asks for it).
+using ImageFeatures = llvm::function_ref<mlir::Value(GraphBuilder &, mlir::ValueRange)>;
+
 /// The functions of a model from config.json at `configPath` into `module`; `features`
-/// computes the image features [batch, F, text hidden] from the `pixels` input. Fails
-/// with a message in `error`.
+/// computes the image features from the vision encoder's inputs `pixels`. Fails with a
+/// message in `error`.
 mlir::LogicalResult
 buildVisionLanguageModel(mlir::ModuleOp module, const std::string &configPath, const PixelInput &pixels,
-                         llvm::function_ref<mlir::Value(GraphBuilder &, mlir::Value)> features,
+                         ImageFeatures features,
                          const TextConfig &t, bool tiedEmbeddings, const TextPrefixes &textPrefixes,
                          const TensorMap &tensors, std::string &error);
 

@@ -20,7 +20,7 @@ def MM_Dialect : Dialect {
     The model contract (mm/ModelContract.h, set by -mm-raise-model-contract): `mm.role` on
     a func.func (vision_encoder, embedding, decoder) and on its arguments and results
     (input_ids, inputs_embeds, attention_mask, position_ids, pixel_values, image_features,
-    logits, kv_past, kv_present), and `mm.kv = {layer, kind}` on KV-cache tensors. The
+    logits, kv_past, kv_present, image_grid_thw), and `mm.kv = {layer, kind}` on KV-cache tensors. The
     dialect verifies them.
   }];
   let useDefaultAttributePrinterParser = 1;

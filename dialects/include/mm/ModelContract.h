@@ -45,12 +45,15 @@ enum class ValueRole {
   inputIds,      ///< argument: token ids [batch, seq], integer
   inputsEmbeds,  ///< token embeddings [batch, seq, hidden] (embedding result, decoder argument)
   attentionMask, ///< argument: [batch, past + seq], 1 = attend
-  positionIds,   ///< argument: [batch, seq] positions
-  pixelValues,   ///< argument: preprocessed images [batch, channels, height, width]
+  positionIds,   ///< argument: [batch, seq] positions ([3, batch, seq] for M-RoPE)
+  pixelValues,   ///< argument: preprocessed images [batch, channels, height, width] (or a
+                 ///< family's patches: Fuyu's, Qwen2-VL's [patches, C * T * P * P])
   imageFeatures, ///< result: vision-encoder features [batch, tokens, hidden]
   logits,        ///< result: decoder scores [batch, seq, vocab]
   kvPast,        ///< argument: a KV-cache input (carries mm.kv)
-  kvPresent      ///< result: the KV-cache output that appends to a kvPast input (carries mm.kv)
+  kvPresent,     ///< result: the KV-cache output that appends to a kvPast input (carries mm.kv)
+  imageGridThw   ///< argument: each image's patch grid [images, 3] (temporal, height, width
+                 ///< patches), integer: Qwen2-VL's image_grid_thw
 };
 /// Whether `role` may sit on an argument / on a result (ValueRole's comments).
 bool fitsArgument(ValueRole role);

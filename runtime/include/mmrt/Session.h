@@ -51,10 +51,13 @@ struct SessionOptions {
 /// One generation: the prompt's token ids (image placeholders already expanded to one id
 /// per image feature, as runtime/chat/Processor.h does) and, when the prompt has image
 /// tokens, the vision encoder's pixel values ([images, 3, H, W] in the encoder's float
-/// type). `pixelValues` is read during generate() only.
+/// type; Qwen2-VL: the patches [patches, C * T * P * P] with imageGridThw [images, 3] i64,
+/// each image's (t, h, w) patch grid, which also places the image tokens' M-RoPE
+/// positions). Both are read during generate() only.
 struct GenerationRequest {
   std::vector<int64_t> inputIds;
   const Tensor *pixelValues = nullptr;
+  const Tensor *imageGridThw = nullptr;
   GenerationOptions options;
 };
 

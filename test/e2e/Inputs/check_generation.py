@@ -69,8 +69,11 @@ FEATURES_ATOL, LOGITS_ATOL = args.features_atol, args.logits_atol
 ref = os.path.join(model, "reference")
 gen = json.load(open(os.path.join(ref, "generation.json")))
 ids = ",".join(str(i) for i in gen["prompt_ids"])
+# Qwen2-VL's pixel_values are patches; their grids come with them (--image-grid-thw).
+grid_args = (["--image-grid-thw", ",".join(str(v) for g in gen["image_grid_thw"] for v in g)]
+             if "image_grid_thw" in gen else [])
 cmd = [mmrun, plan, "--pixel-values", os.path.join(ref, "pixel_values.npy"), "--input-ids", ids,
-       "--max-new-tokens", str(gen["max_new_tokens"]), "--json", "--dump-dir", work] + args.mmrun_arg
+       "--max-new-tokens", str(gen["max_new_tokens"]), "--json", "--dump-dir", work] + grid_args + args.mmrun_arg
 run = subprocess.run(cmd, capture_output=True, text=True)
 if run.returncode != 0:
     print(f"FAIL mmrun exited {run.returncode}: {run.stderr.strip()}")
@@ -105,7 +108,7 @@ def teacher_check(eps):
     tdir = os.path.join(work, "teacher")
     cmd = [mmrun, plan, "--pixel-values", os.path.join(ref, "pixel_values.npy"), "--input-ids", ids,
            "--max-new-tokens", str(steps), "--teacher-tokens", ",".join(map(str, want[:-1])), "--json",
-           "--dump-dir", tdir] + args.mmrun_arg
+           "--dump-dir", tdir] + grid_args + args.mmrun_arg
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         print(f"FAIL mmrun --teacher-tokens exited {r.returncode}: {r.stderr.strip()}")
