@@ -32,7 +32,8 @@
 #                   head_dim 64, GQA 2:1, untied lm_head); a 6 x 8 patch grid (12 image tokens of a
 #                   3 x 4 grid: rows and columns differ), text on both sides of the image so the
 #                   decode positions carry rope_deltas; pixel_values.npy holds the processor's
-#                   flattened patches [48, 384] and generation.json image_grid_thw
+#                   flattened patches [48, 384] and generation.json image_grid_thw;
+#                   reference-two-images/ the same for a 6 x 8 and a 4 x 4 image in one prompt
 #   llava-7b-bf16   LLaVA-1.5-7B shapes (CLIP ViT-L/14-336, Llama-2-7B), random N(0, 0.02)
 #                   weights, bf16, 5 GB shards; no references (for bench/import_paths_bench.sh)
 # Every tiny model has random weights with every bias N(0, 0.05) and norm scale N(1, 0.1)
@@ -170,17 +171,20 @@ def build_qwen2vl(std):
     return m, cfg
 
 
-def qwen2vl_references(m, cfg, base):
-    """Qwen2-VL's references: pixel_values [grid_t * gh * gw, C * T * P * P] as
-    Qwen2VLImageProcessor lays them out (random values), image_grid_thw [[1, 6, 8]]."""
+def qwen2vl_references(m, cfg, base, grids=((1, 6, 8),), ref="reference"):
+    """Qwen2-VL's references in base/ref: pixel_values [sum of t * h * w, C * T * P * P] as
+    Qwen2VLImageProcessor lays them out (random values) for the images of `grids` (each
+    [t, h, w] patches), each image's tokens between vision_start and vision_end with text
+    around them."""
     g = torch.Generator().manual_seed(1)
     vc = cfg.vision_config
-    thw = [1, 6, 8]
-    patches = thw[0] * thw[1] * thw[2]
+    patches = sum(t * h * w for t, h, w in grids)
     pix = torch.rand(patches, vc.in_channels * vc.temporal_patch_size * vc.patch_size ** 2, generator=g) * 2 - 1
-    grid = torch.tensor([thw])
-    n = patches // vc.spatial_merge_size ** 2
-    prompt = [11, 298] + [cfg.image_token_id] * n + [299, 23, 57, 88, 4]
+    grid = torch.tensor([list(t) for t in grids])
+    prompt = [11]
+    for k, (t, h, w) in enumerate(grids):
+        prompt += ([5] if k else []) + [298] + [cfg.image_token_id] * (t * h * w // vc.spatial_merge_size ** 2) + [299]
+    prompt += [23, 57, 88, 4]
     ids = torch.tensor([prompt])
     seen = []
     hook = m.model.language_model.register_forward_pre_hook(
@@ -196,19 +200,18 @@ def qwen2vl_references(m, cfg, base):
         positions, deltas = m.model.get_rope_index(ids, types, grid, None, torch.ones_like(ids))
         gen = m.generate(input_ids=ids, max_new_tokens=16, do_sample=False, **kw)
     new = gen[0, len(prompt):].tolist()
-    G.log(base, "image features", tuple(feats.shape), "greedy new tokens", new, "rope_deltas", deltas.tolist(),
-          "positions", positions[:, 0].tolist())
-    os.makedirs(f"{base}/reference", exist_ok=True)
-    with open(f"{base}/reference/generation.json", "w") as f:
+    G.log(base, ref, "image features", tuple(feats.shape), "greedy new tokens", new, "rope_deltas",
+          deltas.tolist(), "positions", positions[:, 0].tolist())
+    os.makedirs(f"{base}/{ref}", exist_ok=True)
+    with open(f"{base}/{ref}/generation.json", "w") as f:
         json.dump({"prompt_ids": prompt, "image_token_index": cfg.image_token_id, "greedy_new_tokens": new,
-                   "max_new_tokens": 16, "pixel_values_shape": list(pix.shape), "image_grid_thw": [thw],
+                   "max_new_tokens": 16, "pixel_values_shape": list(pix.shape), "image_grid_thw": grid.tolist(),
                    "mrope_position_ids": positions[:, 0].tolist(), "rope_deltas": deltas.tolist(),
                    "note": "fp32 PyTorch CPU, transformers " + __import__("transformers").__version__ +
-                   "; pixel_values.npy holds the flattened patches [48, 384] of image_grid_thw [[1, 6, 8]]"}, f,
-                  indent=1)
-    G.save_npy(f"{base}/reference/pixel_values.npy", pix)
-    G.save_npy(f"{base}/reference/image_features.npy", feats)
-    G.save_npy(f"{base}/reference/prefill_last_logits.npy", full.logits[0, -1])
+                   "; pixel_values.npy holds the flattened patches of image_grid_thw"}, f, indent=1)
+    G.save_npy(f"{base}/{ref}/pixel_values.npy", pix)
+    G.save_npy(f"{base}/{ref}/image_features.npy", feats)
+    G.save_npy(f"{base}/{ref}/prefill_last_logits.npy", full.logits[0, -1])
     return new
 
 
@@ -340,6 +343,9 @@ def gen_tiny(name):
             if len(set(qwen2vl_references(m, cfg, base))) >= 6:
                 break
         G.log(base, "matrices N(0, %g)" % std)
+        # Two images (the vision encoder's attention kept within each, the M-RoPE positions
+        # counting on after each).
+        qwen2vl_references(m, cfg, base, grids=((1, 6, 8), (1, 4, 4)), ref="reference-two-images")
         m.save_pretrained(base)
         return
     if name in ("paligemma", "idefics3", "smolvlm", "fuyu"):

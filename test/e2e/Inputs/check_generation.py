@@ -6,7 +6,7 @@ features and the prefill last-position logits against reference/*.npy.
 usage: check_generation.py MMRUN PLAN MODEL_DIR WORK_DIR [--intermediates]
            [--features-atol A] [--logits-atol A] [--features-rtol R] [--logits-rtol R]
            [--tokens-informational]
-           [--teacher-eps EPS] [--mmrun-arg=ARG ...]
+           [--teacher-eps EPS] [--mmrun-arg=ARG ...] [--reference NAME]
 Prints one PASS/FAIL line per check; exits 1 on any failure. --tokens-informational
 prints the tokens without requiring them to match (reduced-precision plans).
 
@@ -62,11 +62,13 @@ ap.add_argument("--features-rtol", type=float, default=None)
 ap.add_argument("--logits-rtol", type=float, default=None)
 ap.add_argument("--teacher-eps", type=float, default=None)
 ap.add_argument("--mmrun-arg", action="append", default=[])
+# --reference NAME: the references in MODEL_DIR/NAME (default reference/).
+ap.add_argument("--reference", default="reference")
 args = ap.parse_args()
 mmrun, plan, model, work = args.mmrun, args.plan, args.model, args.work
 intermediates = args.intermediates
 FEATURES_ATOL, LOGITS_ATOL = args.features_atol, args.logits_atol
-ref = os.path.join(model, "reference")
+ref = os.path.join(model, args.reference)
 gen = json.load(open(os.path.join(ref, "generation.json")))
 ids = ",".join(str(i) for i in gen["prompt_ids"])
 # Qwen2-VL's pixel_values are patches; their grids come with them (--image-grid-thw).
