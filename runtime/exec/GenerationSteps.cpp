@@ -34,14 +34,14 @@ int checkDecoder(const Plan &plan, const FunctionInfo &dec) {
            ") is not one the generator can fill (roles inputs_embeds, attention_mask, "
            "position_ids, or a KV-cache slot's kv_past)");
   }
+  if (dec.inputWithRole(ValueRole::inputsEmbeds) < 0)
+    fail(plan.origin(), ": decoder '", dec.name, "' has no input of role inputs_embeds");
   if (const int p = dec.inputWithRole(ValueRole::positionIds); p >= 0) {
     const Shape &s = dec.tensors[dec.inputs[p].tensor].shape;
     if (!(s.size() == 2 || (s.size() == 3 && (s[0] == 3 || s[0] < 0))))
       fail(plan.origin(), ": decoder input '", dec.inputs[p].name, "' (role position_ids) is ",
            shapeString(s), "; the generator fills [batch, seq] or M-RoPE's [3, batch, seq]");
   }
-  if (dec.inputWithRole(ValueRole::inputsEmbeds) < 0)
-    fail(plan.origin(), ": decoder '", dec.name, "' has no input of role inputs_embeds");
   const int logits = dec.outputWithRole(ValueRole::logits);
   if (logits < 0)
     fail(plan.origin(), ": decoder '", dec.name, "' has no output of role logits");

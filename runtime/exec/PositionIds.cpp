@@ -65,7 +65,7 @@ PositionIds mropePositionIds(const std::vector<int64_t> &ids, int64_t imageToken
     const std::array<int64_t, 3> &g = gridThw[image++];
     if (g[0] < 1 || g[1] < 1 || g[2] < 1 || g[1] % mergeSize != 0 || g[2] % mergeSize != 0)
       fail("image grid ", gridThw.size() > 1 ? std::to_string(image) + " " : "", gridString(g),
-           " (t, h, w patches) is not positive with h and w multiples of the merge size ", mergeSize);
+           " (t, h, w patches) must be positive, with h and w multiples of the merge size ", mergeSize);
     const int64_t gh = g[1] / mergeSize, gw = g[2] / mergeSize;
     if (end - i != g[0] * gh * gw)
       fail("the prompt's run of ", end - i, " image tokens at position ", i, " does not fit image grid ",

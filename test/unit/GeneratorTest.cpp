@@ -193,8 +193,13 @@ TEST(Generator, NeedsTheRolesItBindsNotTheNames) {
             "test.plan: vision encoder 'vision_encoder' has no output of role image_features");
   p = generationPlan();
   p.functions[0].inputRoles = {ValueRole::none};
-  EXPECT_EQ(generatorError(p),
-            "test.plan: vision encoder 'vision_encoder' must take one input, of role pixel_values");
+  EXPECT_EQ(generatorError(p), "test.plan: vision encoder 'vision_encoder' must take an input of role "
+                               "pixel_values and, optionally, one of role image_grid_thw");
+  p = generationPlan();
+  p.functions[2].inputRoles[0] = ValueRole::positionIds; // [1, seq, 2]: neither 1-D nor M-RoPE rows
+  p.functions[2].inputRoles[2] = ValueRole::inputsEmbeds;
+  EXPECT_EQ(generatorError(p), "test.plan: decoder input 'h' (role position_ids) is [1, -1, 2]; the "
+                               "generator fills [batch, seq] or M-RoPE's [3, batch, seq]");
 }
 
 //===----------------------------------------------------------------------===//

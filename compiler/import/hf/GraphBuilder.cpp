@@ -63,6 +63,7 @@ const SafetensorsTensor *GraphBuilder::find(const Prefixes &prefixes, const std:
 void GraphBuilder::expectLayers(const Prefixes &prefixes, const std::string &stem, int64_t count,
                                 const std::string &field) {
   int64_t found = 0;
+  std::string shown = prefixes.front(); // the spelling the checkpoint's layers use
   for (const std::string &p : prefixes) {
     const std::string head = p + stem;
     for (auto it = tensors_.lower_bound(head); it != tensors_.end() && llvm::StringRef(it->first).starts_with(head); ++it) {
@@ -70,13 +71,15 @@ void GraphBuilder::expectLayers(const Prefixes &prefixes, const std::string &ste
       llvm::StringRef rest = llvm::StringRef(it->first).drop_front(head.size());
       // An index past any count compared (the config's is at most kMaxLayers) counts as
       // that many, without overflowing.
-      if (!rest.consumeInteger(10, layer) && rest.starts_with(".") && layer >= 0)
+      if (!rest.consumeInteger(10, layer) && rest.starts_with(".") && layer >= 0) {
         found = std::max(found, std::min<int64_t>(layer, int64_t(1) << 40) + 1);
+        shown = p;
+      }
     }
   }
   if (found != count)
     fail("config.json's " + field + " is " + std::to_string(count) + ", but the checkpoint has " +
-         std::to_string(found) + " layers (" + prefixes.front() + stem + "<i>.*)");
+         std::to_string(found) + " layers (" + shown + stem + "<i>.*)");
 }
 
 Type GraphBuilder::tensorType(ArrayRef<int64_t> shape, Type element) const {

@@ -8,7 +8,7 @@ func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> attributes {mm.role = "encoder"
 
 // -----
 
-// expected-error @+1 {{argument 0: 'mm.role' must be one of input_ids, inputs_embeds, attention_mask, position_ids, pixel_values, image_features, logits, kv_past, kv_present, got "tokens"}}
+// expected-error @+1 {{argument 0: 'mm.role' must be one of input_ids, inputs_embeds, attention_mask, position_ids, pixel_values, image_features, logits, kv_past, kv_present, image_grid_thw, got "tokens"}}
 func.func @f(%x: tensor<2xi64> {mm.role = "tokens"}) -> tensor<2xi64> {
   return %x : tensor<2xi64>
 }

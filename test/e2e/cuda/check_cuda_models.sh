@@ -87,9 +87,10 @@ if [ -n "$testmodels" ]; then
 fi
 
 # Hugging Face folders (issue 15): test/models/hf-* (LLaVA, PaliGemma, Idefics3, SmolVLM,
-# Fuyu) compiled from safetensors alone,
+# Fuyu, Qwen2-VL) compiled from safetensors alone,
 # f32 on CUDA with and without CUDA graphs (features 1e-4, logits 1e-3, tokens exactly, as
-# on the CPU) and bf16 (features within 2e-2 relative, tokens reported).
+# on the CPU; a folder's reference-two-images/ too) and bf16 (features within 2e-2
+# relative, tokens reported).
 if [ -n "$testmodels" ]; then
   for dir in "$testmodels"/hf-*; do
     m=$(basename "$dir")
@@ -99,6 +100,12 @@ if [ -n "$testmodels" ]; then
         python3 "$inputs/check_generation.py" "$mmrun" "$work/$m.plan" "$dir" "$work/$m$graphs" --intermediates \
           --mmrun-arg=--device --mmrun-arg=cuda ${graphs:+--mmrun-arg=$graphs} > "$work/$m$graphs.log" 2>&1 || status=1
         sed "s/^/$m $graphs: /" "$work/$m$graphs.log"
+        if [ -d "$dir/reference-two-images" ]; then
+          python3 "$inputs/check_generation.py" "$mmrun" "$work/$m.plan" "$dir" "$work/$m-two$graphs" \
+            --intermediates --reference reference-two-images --mmrun-arg=--device --mmrun-arg=cuda \
+            ${graphs:+--mmrun-arg=$graphs} > "$work/$m-two$graphs.log" 2>&1 || status=1
+          sed "s/^/$m two images $graphs: /" "$work/$m-two$graphs.log"
+        fi
       done
     else
       echo "FAIL $m: mmc compile --target cuda"; status=1
