@@ -9,8 +9,8 @@
 // is shared. Weights are `mm.weight` references into the safetensors files (their headers
 // are the only bytes read). Supported (Architectures.h): LlavaForConditionalGeneration
 // (CLIP or SigLIP vision), PaliGemmaForConditionalGeneration, Idefics3ForConditionalGeneration
-// SmolVLMForConditionalGeneration and FuyuForCausalLM, with a Llama, Mistral, Qwen2, Gemma
-// or Persimmon text model;
+// SmolVLMForConditionalGeneration, FuyuForCausalLM and Qwen2VLForConditionalGeneration, with a
+// Llama, Mistral, Qwen2, Gemma, Persimmon or Qwen2-VL (M-RoPE) text model;
 // tensor names as transformers writes them before and after its 4.52 renames.
 //
 //===----------------------------------------------------------------------===//

@@ -1,14 +1,16 @@
 //===- TextDecoder.h - Llama-family decoders from a checkpoint ---------------===//
 //
 // The embedding and the decoder of the text models of the families (Architectures.h):
-// Llama, Mistral, Qwen2, Gemma and Persimmon (transformers' modeling_llama.py and its
-// copies, modeling_gemma.py, modeling_persimmon.py: persimmonLayer in TextDecoder.cpp),
+// Llama, Mistral, Qwen2, Gemma, Persimmon and Qwen2-VL's (transformers' modeling_llama.py
+// and its copies, modeling_gemma.py, modeling_persimmon.py: persimmonLayer in
+// TextDecoder.cpp, modeling_qwen2_vl.py: Qwen2's layers with M-RoPE tables),
 // built at the fused level with the ONNX exports' signatures (Optimum's names) and the
 // model contract set:
 //
 //   @embed_tokens(input_ids [batch, seq] i64) -> inputs_embeds [batch, seq, hidden]
 //   @decoder_model_merged(inputs_embeds, attention_mask [batch, total] i64,
-//       position_ids [batch, seq] i64, past_key_values.<i>.key/value [batch, kv_heads,
+//       position_ids [batch, seq] i64 (M-RoPE, Qwen2-VL: [3, batch, seq], the temporal,
+//       height and width rows), past_key_values.<i>.key/value [batch, kv_heads,
 //       past, head_dim]) -> logits [batch, seq, vocab], present.<i>.key/value
 //       [batch, kv_heads, total, head_dim]   (present = concat(past, new) along axis 2)
 //

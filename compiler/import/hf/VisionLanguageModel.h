@@ -2,8 +2,8 @@
 //
 // A family's builder (Architectures.h) reads its config and says what its vision encoder
 // takes and how it computes the image features; this builds the three functions from
-// that: @vision_encoder(<pixels>) -> image_features [batch, F, text hidden] (the roles
-// pixel_values and image_features) and the text model's @embed_tokens and
+// that: @vision_encoder(<pixels>[, image_grid_thw]) -> image_features [batch, F, text
+// hidden] (the roles pixel_values, image_grid_thw and image_features) and the text model's @embed_tokens and
 // @decoder_model_merged (TextDecoder.h).
 //
 // The graph is built in f32 whatever the checkpoint's dtype (its weights cast, casts the
