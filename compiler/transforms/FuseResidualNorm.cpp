@@ -43,21 +43,35 @@ AddOp residualAdd(Value normInput, Value normResult) {
   return add;
 }
 
-/// Makes the norm's parameters available at the add, where the fused op goes (the sum's
-/// other users may sit between the add and the norm): operand-free definitions (weights,
-/// constants) placed after the add move above it; false when another op defines one.
-bool hoistParamsAbove(AddOp add, ArrayRef<Value> params, PatternRewriter &rewriter) {
-  for (Value p : params) {
-    Operation *def = p ? p.getDefiningOp() : nullptr;
-    if (!def || def->getBlock() != add->getBlock() || def->isBeforeInBlock(add))
-      continue;
-    if (def->getNumOperands() != 0)
+/// Whether `v` can be made available before `add` by moving its definition (and, first,
+/// theirs) above it: defined there already, or by an op without side effects whose operands
+/// can be, operand-free definitions (weights, constants) and the weight transforms on them
+/// (a checkpoint's bf16 norm scale cast to the compute type) alike. Appends the ops to move
+/// to `moves`, operands before users; `depth` bounds the chain.
+bool hoistable(Value v, AddOp add, SmallVectorImpl<Operation *> &moves, int depth = 0) {
+  Operation *def = v ? v.getDefiningOp() : nullptr;
+  if (!def || def->getBlock() != add->getBlock() || def->isBeforeInBlock(add) ||
+      llvm::is_contained(moves, def))
+    return true;
+  if (def == add.getOperation() || depth > 8 || !isMemoryEffectFree(def) || def->getNumRegions() != 0)
+    return false;
+  for (Value operand : def->getOperands())
+    if (!hoistable(operand, add, moves, depth + 1))
       return false;
-  }
+  moves.push_back(def);
+  return true;
+}
+
+/// Makes the norm's parameters available at the add, where the fused op goes (the sum's
+/// other users may sit between the add and the norm): their definitions placed after the
+/// add move above it when `hoistable`; false (nothing moved) when one cannot.
+bool hoistParamsAbove(AddOp add, ArrayRef<Value> params, PatternRewriter &rewriter) {
+  SmallVector<Operation *> moves;
   for (Value p : params)
-    if (Operation *def = p ? p.getDefiningOp() : nullptr;
-        def && def->getBlock() == add->getBlock() && add->isBeforeInBlock(def))
-      rewriter.moveOpBefore(def, add);
+    if (!hoistable(p, add, moves))
+      return false;
+  for (Operation *op : moves)
+    rewriter.moveOpBefore(op, add);
   return true;
 }
 

@@ -78,3 +78,44 @@ func.func @scale_after_add(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>) -> tensor<8
   %y = mm.rms_norm %sum, %w : tensor<8x8xf32>, tensor<8xf32> -> tensor<8x8xf32>
   return %y : tensor<8x8xf32>
 }
+
+// -----
+
+// A checkpoint's bf16 norm scale and bias, cast to the compute type after the add (the
+// Hugging Face importer's order, weight by weight): the weights and their casts move
+// above the add, operands first.
+// CHECK-LABEL: func.func @cast_weights_after_add
+// CHECK: %[[G:.*]] = mm.weight "g"
+// CHECK-NEXT: %[[GC:.*]] = mm.cast %[[G]]
+// CHECK-NEXT: %[[B:.*]] = mm.weight "b"
+// CHECK-NEXT: %[[BC:.*]] = mm.cast %[[B]]
+// CHECK-NEXT: %[[Y:.*]], %[[S:.*]] = mm.add_layer_norm %arg0, %arg1, %[[GC]], %[[BC]]
+// CHECK-NEXT: return %[[Y]], %[[S]]
+func.func @cast_weights_after_add(%a: tensor<2x17x64xf32>, %b: tensor<2x17x64xf32>) -> (tensor<2x17x64xf32>, tensor<2x17x64xf32>) {
+  %sum = mm.add %a, %b : tensor<2x17x64xf32>, tensor<2x17x64xf32> -> tensor<2x17x64xf32>
+  %g = mm.weight "g" from "m.safetensors" [0, 128] : tensor<64xbf16>
+  %gc = mm.cast %g : tensor<64xbf16> -> tensor<64xf32>
+  %bw = mm.weight "b" from "m.safetensors" [128, 128] : tensor<64xbf16>
+  %bc = mm.cast %bw : tensor<64xbf16> -> tensor<64xf32>
+  %y = mm.layer_norm %sum, %gc, %bc {epsilon = 1.0e-6 : f32} : tensor<2x17x64xf32>, tensor<64xf32>, tensor<64xf32> -> tensor<2x17x64xf32>
+  return %y, %sum : tensor<2x17x64xf32>, tensor<2x17x64xf32>
+}
+
+// -----
+
+// Near miss: the scale is an op on a value computed from the sum (the chain reaches the
+// add): nothing moves.
+// CHECK-LABEL: func.func @cast_of_sum_after_add
+// CHECK-NOT: mm.add_rms_norm
+// CHECK: mm.add %arg0, %arg1
+// CHECK-NEXT: mm.gather
+// CHECK-NEXT: mm.neg
+// CHECK-NEXT: mm.rms_norm
+func.func @cast_of_sum_after_add(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %sum = mm.add %a, %b : tensor<8x8xf32>, tensor<8x8xf32> -> tensor<8x8xf32>
+  %i = mm.constant dense<0> : tensor<i64>
+  %row = mm.gather %sum, %i : tensor<8x8xf32>, tensor<i64> -> tensor<8xf32>
+  %w = mm.neg %row : tensor<8xf32>
+  %y = mm.rms_norm %sum, %w : tensor<8x8xf32>, tensor<8xf32> -> tensor<8x8xf32>
+  return %y : tensor<8x8xf32>
+}
