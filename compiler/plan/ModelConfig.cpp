@@ -88,10 +88,12 @@ mlir::LogicalResult readModelConfig(const std::string &configPath, ModelConfig &
   static const std::map<std::string, int64_t> imageTokenDefaults = {
       {"llava", 32000}, {"paligemma", 256000}, {"idefics3", 128257}, {"smolvlm", 128257}, {"fuyu", 71011},
       {"qwen2_vl", 151655}};
-  if (config.contains("model_type") && config["model_type"].is_string())
-    if (auto it = imageTokenDefaults.find(config["model_type"].get<std::string>());
-        it != imageTokenDefaults.end())
-      out.imageTokenId = it->second;
+  const std::string modelType =
+      config.contains("model_type") && config["model_type"].is_string() ? config["model_type"].get<std::string>() : "";
+  if (auto it = imageTokenDefaults.find(modelType); it != imageTokenDefaults.end())
+    out.imageTokenId = it->second;
+  if (modelType == "qwen2_vl")
+    out.spatialMergeSize = 2; // Qwen2VLVisionConfig's default, which the importer builds with
   for (const json *obj : std::initializer_list<const json *>{&config, &text}) {
     if (mlir::failed(readInt(*obj, "image_token_index", out.imageTokenId, configPath, error)) ||
         mlir::failed(readInt(*obj, "image_token_id", out.imageTokenId, configPath, error)) ||

@@ -43,23 +43,33 @@ AddOp residualAdd(Value normInput, Value normResult) {
   return add;
 }
 
-/// Whether `v` can be made available before `add` by moving its definition (and, first,
-/// theirs) above it: defined there already, or by an op without side effects whose operands
-/// can be, operand-free definitions (weights, constants) and the weight transforms on them
-/// (a checkpoint's bf16 norm scale cast to the compute type) alike. Appends the ops to move
-/// to `moves`, operands before users; `depth` bounds the chain.
-bool hoistable(Value v, AddOp add, SmallVectorImpl<Operation *> &moves, int depth = 0) {
-  Operation *def = v ? v.getDefiningOp() : nullptr;
-  if (!def || def->getBlock() != add->getBlock() || def->isBeforeInBlock(add) ||
-      llvm::is_contained(moves, def))
-    return true;
-  if (def == add.getOperation() || depth > 8 || !isMemoryEffectFree(def) || def->getNumRegions() != 0)
+/// Whether a weight-like value (an operand-free definition: a weight or a constant, or a
+/// transform of such values by pure ops: a checkpoint's bf16 norm scale cast to the compute
+/// type) `v` can be made available before `add`: defined there already, or by ops that can
+/// move above it, appended to `moves` operands first. Activations (block arguments, ops
+/// reading them) do not move: only weight transforms, at most 8 deep.
+bool weightHoistable(Value v, AddOp add, SmallVectorImpl<Operation *> &moves, int depth) {
+  Operation *def = v.getDefiningOp();
+  if (!def || def == add.getOperation() || def->getBlock() != add->getBlock() || depth > 8 ||
+      !isMemoryEffectFree(def) || def->getNumRegions() != 0)
     return false;
+  if (llvm::is_contained(moves, def))
+    return true;
   for (Value operand : def->getOperands())
-    if (!hoistable(operand, add, moves, depth + 1))
+    if (!weightHoistable(operand, add, moves, depth + 1))
       return false;
-  moves.push_back(def);
+  if (add->isBeforeInBlock(def))
+    moves.push_back(def);
   return true;
+}
+
+/// Whether the norm parameter `p` is available at `add`: defined before it (or outside its
+/// block, or absent), or a weight-like value that can move above it (weightHoistable).
+bool hoistable(Value p, AddOp add, SmallVectorImpl<Operation *> &moves) {
+  Operation *def = p ? p.getDefiningOp() : nullptr;
+  if (!def || def->getBlock() != add->getBlock() || def->isBeforeInBlock(add))
+    return true;
+  return weightHoistable(p, add, moves, 0);
 }
 
 /// Makes the norm's parameters available at the add, where the fused op goes (the sum's
@@ -82,7 +92,7 @@ struct AddRMSNormPattern : public OpRewritePattern<RMSNormOp> {
     if (!add)
       return rewriter.notifyMatchFailure(norm, "input is not a same-type add");
     if (!hoistParamsAbove(add, {norm.getScale()}, rewriter))
-      return rewriter.notifyMatchFailure(norm, "the scale is computed after the add");
+      return rewriter.notifyMatchFailure(norm, "the scale is computed after the add, not from weights");
     rewriter.setInsertionPoint(add);
     auto fused = rewriter.create<AddRMSNormOp>(
         norm.getLoc(), TypeRange{norm.getType(), add.getType()}, add.getLhs(), add.getRhs(),
@@ -100,7 +110,7 @@ struct AddLayerNormPattern : public OpRewritePattern<LayerNormOp> {
     if (!add)
       return rewriter.notifyMatchFailure(norm, "input is not a same-type add");
     if (!hoistParamsAbove(add, {norm.getScale(), norm.getBias()}, rewriter))
-      return rewriter.notifyMatchFailure(norm, "the scale or bias is computed after the add");
+      return rewriter.notifyMatchFailure(norm, "the scale or bias is computed after the add, not from weights");
     rewriter.setInsertionPoint(add);
     auto fused = rewriter.create<AddLayerNormOp>(
         norm.getLoc(), TypeRange{norm.getType(), add.getType()}, add.getLhs(), add.getRhs(),

@@ -51,15 +51,18 @@ std::vector<StageInput> Generator::visionInputs(const Tensor &pixelValues, const
   std::vector<StageInput> in = {StageInput::ofHost(pixelValues)};
   if (!wantsGrid)
     return in;
+  // Each grid checked (sides bounded: no product overflows), their rows summed while they
+  // still fit the pixel values.
+  const std::vector<std::array<int64_t, 3>> grids = imageGrids(*imageGridThw);
+  const int64_t have = pixelValues.rank() < 1 ? -1 : pixelValues.shape[0];
   int64_t rows = 0;
-  for (const auto &g : imageGrids(*imageGridThw)) {
-    if (g[0] < 1 || g[1] < 1 || g[2] < 1)
-      fail("image_grid_thw holds a grid that is not positive");
-    rows += g[0] * g[1] * g[2];
+  for (size_t i = 0; i < grids.size() && rows <= have; ++i) {
+    checkImageGrid(grids[i], i, grids.size(), info().mropeSpatialMergeSize);
+    rows += grids[i][0] * grids[i][1] * grids[i][2];
   }
-  if (pixelValues.rank() < 1 || pixelValues.shape[0] != rows)
-    fail("image_grid_thw's grids cover ", rows, " patches but the pixel values are ",
-         shapeString(pixelValues.shape));
+  if (rows != have)
+    fail("image_grid_thw's grids cover ", rows > have ? "more than " + std::to_string(have) : std::to_string(rows),
+         " patches but the pixel values are ", shapeString(pixelValues.shape));
   in.push_back(StageInput::ofHost(*imageGridThw));
   return in;
 }
@@ -93,6 +96,19 @@ GenerationResult Generator::generate(const Tensor *pixelValues, const Tensor *im
   const int64_t capacity = checkRequest(g, inputIds, options);
   GenerationResult r;
   r.promptTokens = static_cast<int64_t>(inputIds.size());
+  if (imageGridThw && !pixelValues)
+    fail("image_grid_thw was given without pixel values");
+  if (pixelValues && !backend_->function(Stage::visionEncoder))
+    fail("the plan has no vision encoder, but pixel values were given");
+  // The vision inputs and the M-RoPE positions first: grids that do not fit the pixel
+  // values or the prompt fail before any work.
+  const std::vector<StageInput> vision =
+      pixelValues ? visionInputs(*pixelValues, imageGridThw) : std::vector<StageInput>{};
+  PositionIds positions;
+  if (positionRows(*backend_->function(Stage::decoder)) == 3)
+    positions = mropePositionIds(inputIds, g.imageTokenId,
+                                 imageGridThw ? imageGrids(*imageGridThw) : std::vector<std::array<int64_t, 3>>{},
+                                 g.mropeSpatialMergeSize);
   backend_->synchronize();
   auto start = Clock::now();
 
@@ -100,21 +116,12 @@ GenerationResult Generator::generate(const Tensor *pixelValues, const Tensor *im
   const size_t imageTokens = imageTokenPositions(g, inputIds).size();
   HeldTensor features;
   if (pixelValues) {
-    if (!backend_->function(Stage::visionEncoder))
-      fail("the plan has no vision encoder, but pixel values were given");
-    features = backend_->run(Stage::visionEncoder,
-                             visionInputs(*pixelValues, imageGridThw))[static_cast<size_t>(featuresOutput_)];
+    features = backend_->run(Stage::visionEncoder, vision)[static_cast<size_t>(featuresOutput_)];
     backend_->synchronize();
     r.visionMs = msSince(start);
     r.imageFeatureCount = imageFeatureCount(features.shape);
   }
   checkImageTokenCount(g, imageTokens, r.imageFeatureCount);
-  PositionIds positions;
-  if (positionRows(*backend_->function(Stage::decoder)) == 3)
-    positions = mropePositionIds(inputIds, g.imageTokenId,
-                                 pixelValues && imageGridThw ? imageGrids(*imageGridThw)
-                                                             : std::vector<std::array<int64_t, 3>>{},
-                                 g.mropeSpatialMergeSize);
 
   // Embed the prompt and splice the features in.
   auto prefillStart = Clock::now();

@@ -23,9 +23,22 @@ std::string gridString(const std::array<int64_t, 3> &g) {
 
 } // namespace
 
+void checkImageGrid(const std::array<int64_t, 3> &g, size_t index, size_t count, int64_t mergeSize) {
+  const std::string which = "image grid " + (count > 1 ? std::to_string(index + 1) + " " : std::string()) +
+                            gridString(g) + " (t, h, w patches)";
+  for (int64_t side : g)
+    if (side < 1 || side > kMaxGridSide)
+      fail(which, " must hold sides from 1 to ", kMaxGridSide);
+  if (mergeSize > 0 && (g[1] % mergeSize != 0 || g[2] % mergeSize != 0))
+    fail(which, ": h and w must be multiples of the merge size ", mergeSize);
+}
+
 Tensor PositionIds::forStep(DType t, int64_t past, int64_t seq) const {
   Tensor out = Tensor::host(t, rows == 1 ? Shape{1, seq} : Shape{rows, 1, seq});
-  const bool wholePrompt = past == 0 && !prompt.empty() && static_cast<int64_t>(prompt.size()) == rows * seq;
+  const bool wholePrompt = past == 0 && !prompt.empty();
+  if (wholePrompt && static_cast<int64_t>(prompt.size()) != rows * seq)
+    fail("the first decoder step takes ", seq, " of the prompt's ", static_cast<int64_t>(prompt.size()) / rows,
+         " tokens; M-RoPE positions are placed for the whole prompt at once");
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t s = 0; s < seq; ++s) {
       const size_t i = static_cast<size_t>(r * seq + s);
@@ -62,10 +75,8 @@ PositionIds mropePositionIds(const std::vector<int64_t> &ids, int64_t imageToken
     if (image >= gridThw.size())
       fail("the prompt has more runs of image tokens (id ", imageTokenId, ") than the ",
            gridThw.size(), " image grid", gridThw.size() == 1 ? "" : "s", " given");
-    const std::array<int64_t, 3> &g = gridThw[image++];
-    if (g[0] < 1 || g[1] < 1 || g[2] < 1 || g[1] % mergeSize != 0 || g[2] % mergeSize != 0)
-      fail("image grid ", gridThw.size() > 1 ? std::to_string(image) + " " : "", gridString(g),
-           " (t, h, w patches) must be positive, with h and w multiples of the merge size ", mergeSize);
+    const std::array<int64_t, 3> &g = gridThw[image];
+    checkImageGrid(g, image++, gridThw.size(), mergeSize);
     const int64_t gh = g[1] / mergeSize, gw = g[2] / mergeSize;
     if (end - i != g[0] * gh * gw)
       fail("the prompt's run of ", end - i, " image tokens at position ", i, " does not fit image grid ",
@@ -86,13 +97,11 @@ PositionIds mropePositionIds(const std::vector<int64_t> &ids, int64_t imageToken
 }
 
 std::vector<std::array<int64_t, 3>> imageGrids(const Tensor &t) {
-  if (t.rank() != 2 || t.shape[1] != 3 || (t.dtype != DType::i64 && t.dtype != DType::i32))
-    fail("image_grid_thw is ", dtypeName(t.dtype), " ", shapeString(t.shape),
-         "; expected i64 or i32 [images, 3]");
+  if (t.rank() != 2 || t.shape[1] != 3 || t.dtype != DType::i64)
+    fail("image_grid_thw is ", dtypeName(t.dtype), " ", shapeString(t.shape), "; expected i64 [images, 3]");
   std::vector<std::array<int64_t, 3>> grids(static_cast<size_t>(t.shape[0]));
   for (size_t i = 0; i < grids.size(); ++i)
-    for (size_t j = 0; j < 3; ++j)
-      grids[i][j] = t.dtype == DType::i64 ? t.as<int64_t>()[3 * i + j] : t.as<int32_t>()[3 * i + j];
+    std::copy_n(t.as<int64_t>() + 3 * i, 3, grids[i].begin());
   return grids;
 }
 

@@ -37,20 +37,29 @@ struct PositionIds {
 
   /// The position ids of a step of `seq` tokens after `past` cached ones, of dtype `t`
   /// (i64, i32 or f32): [1, seq], or [3, 1, seq] with M-RoPE (the prompt's rows for the
-  /// first step over the whole prompt, past + s + delta after it).
+  /// first step, which must be the whole prompt; past + s + delta after it). Throws Error
+  /// for an M-RoPE first step over part of the prompt.
   Tensor forStep(DType t, int64_t past, int64_t seq) const;
 };
+
+/// The largest t, h or w of an image grid: 2^20 patches (past any image), so that t * h * w
+/// cannot overflow.
+constexpr int64_t kMaxGridSide = int64_t{1} << 20;
+
+/// Throws Error unless image grid `g` (number `index` of `count`, for the message) has
+/// t, h and w in [1, kMaxGridSide] and, with mergeSize > 0, h and w multiples of it.
+void checkImageGrid(const std::array<int64_t, 3> &g, size_t index, size_t count, int64_t mergeSize);
 
 /// The M-RoPE position ids of `ids`: the runs of `imageTokenId` are the images of
 /// `gridThw` (each {t, h, w} in patches), in order, merged `mergeSize` x `mergeSize`.
 /// Throws Error when the runs and the grids differ in number, a run's length is not its
-/// grid's t * (h / m) * (w / m), a grid is not positive or its h or w is not a multiple of
-/// mergeSize, or the prompt has image tokens and mergeSize is not positive.
+/// grid's t * (h / m) * (w / m), a grid fails checkImageGrid, or the prompt has image
+/// tokens and mergeSize is not positive.
 PositionIds mropePositionIds(const std::vector<int64_t> &ids, int64_t imageTokenId,
                              const std::vector<std::array<int64_t, 3>> &gridThw, int64_t mergeSize);
 
-/// The grids of an image_grid_thw tensor ([images, 3] of i64 or i32). Throws Error naming
-/// the shape or dtype for another.
+/// The grids of an image_grid_thw tensor ([images, 3] i64, the vision encoder's type).
+/// Throws Error naming the shape or dtype for another.
 std::vector<std::array<int64_t, 3>> imageGrids(const Tensor &imageGridThw);
 
 } // namespace mm::rt

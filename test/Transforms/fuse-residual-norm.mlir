@@ -105,17 +105,33 @@ func.func @cast_weights_after_add(%a: tensor<2x17x64xf32>, %b: tensor<2x17x64xf3
 
 // Near miss: the scale is an op on a value computed from the sum (the chain reaches the
 // add): nothing moves.
-// CHECK-LABEL: func.func @cast_of_sum_after_add
+// CHECK-LABEL: func.func @op_on_sum_after_add
 // CHECK-NOT: mm.add_rms_norm
 // CHECK: mm.add %arg0, %arg1
 // CHECK-NEXT: mm.gather
 // CHECK-NEXT: mm.neg
 // CHECK-NEXT: mm.rms_norm
-func.func @cast_of_sum_after_add(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>) -> tensor<8x8xf32> {
+func.func @op_on_sum_after_add(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>) -> tensor<8x8xf32> {
   %sum = mm.add %a, %b : tensor<8x8xf32>, tensor<8x8xf32> -> tensor<8x8xf32>
   %i = mm.constant dense<0> : tensor<i64>
   %row = mm.gather %sum, %i : tensor<8x8xf32>, tensor<i64> -> tensor<8xf32>
   %w = mm.neg %row : tensor<8xf32>
+  %y = mm.rms_norm %sum, %w : tensor<8x8xf32>, tensor<8xf32> -> tensor<8x8xf32>
+  return %y : tensor<8x8xf32>
+}
+
+// -----
+
+// Near miss: the scale is an op after the add on an activation (a function argument),
+// not on weights: activations are not moved, so the add and the norm stay apart.
+// CHECK-LABEL: func.func @op_on_activation_after_add
+// CHECK-NOT: mm.add_rms_norm
+// CHECK: mm.add %arg0, %arg1
+// CHECK-NEXT: mm.neg %arg2
+// CHECK-NEXT: mm.rms_norm
+func.func @op_on_activation_after_add(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %s: tensor<8xf32>) -> tensor<8x8xf32> {
+  %sum = mm.add %a, %b : tensor<8x8xf32>, tensor<8x8xf32> -> tensor<8x8xf32>
+  %w = mm.neg %s : tensor<8xf32>
   %y = mm.rms_norm %sum, %w : tensor<8x8xf32>, tensor<8xf32> -> tensor<8x8xf32>
   return %y : tensor<8x8xf32>
 }

@@ -91,13 +91,21 @@ TEST(PositionIdsTest, GridsThatDoNotFitAreErrors) {
   EXPECT_EQ(runError([] { mm::rt::mropePositionIds(prompt({12}), kImage, {{1, 6, 8}, {1, 4, 4}}, 2); }),
             "2 image grids were given but the prompt has 1 run of image tokens (id 300)");
   EXPECT_EQ(runError([] { mm::rt::mropePositionIds(prompt({12}), kImage, {{1, 6, 7}}, 2); }),
-            "image grid (1, 6, 7) (t, h, w patches) must be positive, with h and w multiples of the "
-            "merge size 2");
+            "image grid (1, 6, 7) (t, h, w patches): h and w must be multiples of the merge size 2");
+  EXPECT_EQ(runError([] { mm::rt::mropePositionIds(prompt({12, 4}), kImage, {{1, 6, 8}, {0, 4, 4}}, 2); }),
+            "image grid 2 (0, 4, 4) (t, h, w patches) must hold sides from 1 to 1048576");
   EXPECT_EQ(runError([] { mm::rt::mropePositionIds(prompt({12}), kImage, {{1, 6, 8}}, 0); }),
             "the plan's M-RoPE decoder has no spatial merge size (vision_config.spatial_merge_size): it "
             "cannot place image tokens");
-  Tensor bad = Tensor::host(DType::f32, {1, 3});
-  EXPECT_EQ(runError([&] { mm::rt::imageGrids(bad); }), "image_grid_thw is f32 [1, 3]; expected i64 or i32 [images, 3]");
+  Tensor bad = Tensor::host(DType::i32, {1, 3});
+  EXPECT_EQ(runError([&] { mm::rt::imageGrids(bad); }), "image_grid_thw is i32 [1, 3]; expected i64 [images, 3]");
+}
+
+TEST(PositionIdsTest, TheFirstStepTakesTheWholePrompt) {
+  PositionIds p = mm::rt::mropePositionIds(prompt({12}), kImage, {{1, 6, 8}}, 2);
+  EXPECT_EQ(runError([&] { p.forStep(DType::i64, 0, 5); }),
+            "the first decoder step takes 5 of the prompt's 19 tokens; M-RoPE positions are placed for the "
+            "whole prompt at once");
 }
 
 } // namespace

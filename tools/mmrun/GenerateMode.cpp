@@ -83,7 +83,15 @@ VisionTensors imagePixelValues(const Plan &plan, const ReportingSession &gen,
 
 /// --image-grid-thw t,h,w[,t,h,w...] as [images, 3] i64.
 Tensor parseImageGrids(const std::string &text) {
-  std::vector<int64_t> v = parseIds(text, "--image-grid-thw");
+  std::vector<int64_t> v;
+  llvm::SmallVector<llvm::StringRef> items;
+  llvm::StringRef(text).split(items, ',');
+  for (llvm::StringRef item : items) {
+    int64_t n = 0;
+    if (item.trim().getAsInteger(10, n) || n < 1)
+      fail("--image-grid-thw: '", item.trim().str(), "' is not a positive patch count (t,h,w per image)");
+    v.push_back(n);
+  }
   if (v.empty() || v.size() % 3 != 0)
     fail("--image-grid-thw takes t,h,w per image (a multiple of 3 numbers); ", v.size(), " given");
   Tensor t = Tensor::host(DType::i64, {static_cast<int64_t>(v.size() / 3), 3});

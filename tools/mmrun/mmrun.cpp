@@ -102,7 +102,8 @@ static cl::opt<uint64_t> seed("seed", cl::init(0), cl::cat(textCat),
 
 static cl::OptionCategory genCat("Generation");
 static cl::opt<std::string> pixelValues("pixel-values", cl::cat(genCat),
-                                        cl::desc("Image input [1,3,H,W] f32 (.npy or .pb)"),
+                                        cl::desc("Image input [1,3,H,W] f32 (.npy or .pb); Qwen2-VL: "
+                                                 "patches [patches,C*T*P*P] with --image-grid-thw"),
                                         cl::value_desc("file"));
 static cl::opt<std::string> imageGridThw(
     "image-grid-thw", cl::cat(genCat),
