@@ -53,8 +53,11 @@ std::vector<StageInput> Generator::visionInputs(const Tensor &pixelValues, const
     return in;
   // Each grid checked (sides bounded: no product overflows), their rows summed while they
   // still fit the pixel values.
+  if (pixelValues.rank() != 2)
+    fail("the pixel values are ", shapeString(pixelValues.shape), "; with image_grid_thw the vision encoder '",
+         fn.name, "' takes patch rows [patches, C * T * P * P]");
   const std::vector<std::array<int64_t, 3>> grids = imageGrids(*imageGridThw);
-  const int64_t have = pixelValues.rank() < 1 ? -1 : pixelValues.shape[0];
+  const int64_t have = pixelValues.shape[0];
   int64_t rows = 0;
   for (size_t i = 0; i < grids.size() && rows <= have; ++i) {
     checkImageGrid(grids[i], i, grids.size(), info().mropeSpatialMergeSize);

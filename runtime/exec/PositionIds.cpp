@@ -90,8 +90,8 @@ PositionIds mropePositionIds(const std::vector<int64_t> &ids, int64_t imageToken
     i = end;
   }
   if (image != gridThw.size())
-    fail(gridThw.size(), " image grids were given but the prompt has ", image, " run",
-         image == 1 ? "" : "s", " of image tokens (id ", imageTokenId, ")");
+    fail(gridThw.size(), " image grid", gridThw.size() == 1 ? " was" : "s were", " given but the prompt has ",
+         image, " run", image == 1 ? "" : "s", " of image tokens (id ", imageTokenId, ")");
   p.delta = largest + 1 - n;
   return p;
 }

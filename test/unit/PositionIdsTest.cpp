@@ -90,6 +90,8 @@ TEST(PositionIdsTest, GridsThatDoNotFitAreErrors) {
             "the prompt has more runs of image tokens (id 300) than the 0 image grids given");
   EXPECT_EQ(runError([] { mm::rt::mropePositionIds(prompt({12}), kImage, {{1, 6, 8}, {1, 4, 4}}, 2); }),
             "2 image grids were given but the prompt has 1 run of image tokens (id 300)");
+  EXPECT_EQ(runError([] { mm::rt::mropePositionIds({7, 8}, kImage, {{1, 6, 8}}, 2); }),
+            "1 image grid was given but the prompt has 0 runs of image tokens (id 300)");
   EXPECT_EQ(runError([] { mm::rt::mropePositionIds(prompt({12}), kImage, {{1, 6, 7}}, 2); }),
             "image grid (1, 6, 7) (t, h, w patches): h and w must be multiples of the merge size 2");
   EXPECT_EQ(runError([] { mm::rt::mropePositionIds(prompt({12, 4}), kImage, {{1, 6, 8}, {0, 4, 4}}, 2); }),
