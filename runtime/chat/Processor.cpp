@@ -147,6 +147,14 @@ Tensor concatPatches(const ImageProcessor &processor, const std::vector<Processe
 
 } // namespace
 
+void checkProcessorFitsPlan(const ImageProcessor &processor, const Plan &plan) {
+  const int64_t planned = plan.generation().mropeSpatialMergeSize;
+  if (processor.mergeSize() > 0 && planned > 0 && processor.mergeSize() != planned)
+    fail(plan.origin(), ": ", processor.typeName(), " merges ", processor.mergeSize(), " x ",
+         processor.mergeSize(), " patches (merge_size) but the model's vision encoder merges ", planned, " x ",
+         planned, " (vision_config.spatial_merge_size)");
+}
+
 Tensor batchImageGrids(const std::vector<ProcessedImage> &images) {
   if (images.empty() || images.front().imageGridThw.size() != 3)
     return Tensor();
@@ -226,9 +234,12 @@ Processor Processor::fromFiles(const FileLookup &file, const std::string &origin
 }
 
 Processor Processor::fromPlan(const Plan &plan) {
-  return fromFiles([&](const std::string &name) { return plan.modelFile(name); }, plan.origin(),
-                   plan.generation().present ? plan.generation().imageTokenId : -1,
-                   staticFeaturesPerImage(plan));
+  Processor p = fromFiles([&](const std::string &name) { return plan.modelFile(name); }, plan.origin(),
+                          plan.generation().present ? plan.generation().imageTokenId : -1,
+                          staticFeaturesPerImage(plan));
+  if (p.imageProcessor_)
+    checkProcessorFitsPlan(*p.imageProcessor_, plan);
+  return p;
 }
 
 std::string Processor::renderChat(const nlohmann::ordered_json &messages,

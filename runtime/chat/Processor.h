@@ -65,6 +65,11 @@ using ModelFileLookup = std::function<const std::string *(const std::string &nam
 /// prompt expansion); nullopt when there is neither. Throws Error for a malformed one.
 std::optional<ImageProcessor> imageProcessorOf(const ModelFileLookup &file, const std::string &origin);
 
+/// Throws Error when `processor` merges patches otherwise than the plan's M-RoPE decoder
+/// places them (Qwen2-VL's merge_size against the plan's mrope_spatial_merge_size): the
+/// image tokens would sit at the wrong positions.
+void checkProcessorFitsPlan(const ImageProcessor &processor, const Plan &plan);
+
 /// Processed images stacked for the vision encoder: [frames, 3, H, W] f32, one frame per
 /// image ([1, 3, H, W]: CLIP, LLaVA, SigLIP) or each image's tiles and global image
 /// ([1, frames, 3, M, M]: Idefics3), in order; Qwen2-VL's patch rows [patches, C * T * P *

@@ -190,6 +190,11 @@ ImageProcessor ImageProcessor::fromConfigs(const std::string &preprocessorJson,
   return p;
 }
 
+int64_t ImageProcessor::mergeSize() const {
+  const auto *q = std::get_if<Qwen2VlProcessorConfig>(&config_);
+  return q ? q->mergeSize : 0;
+}
+
 ProcessedImage ImageProcessor::process(const RgbImage &image) const {
   ProcessedImage out;
   switch (family_) {

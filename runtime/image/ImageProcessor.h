@@ -102,6 +102,8 @@ public:
   const std::string &processorClass() const { return processorClass_; }
   /// The placeholder a prompt holds for one image ("" for PromptStyle::None).
   const std::string &imageToken() const { return imageToken_; }
+  /// Qwen2-VL's merge_size (its image tokens are merge_size^2 patches); 0 for the others.
+  int64_t mergeSize() const;
 
   /// The processor's outputs for one image.
   ProcessedImage process(const RgbImage &image) const;

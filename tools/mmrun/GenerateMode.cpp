@@ -73,6 +73,7 @@ VisionTensors imagePixelValues(const Plan &plan, const ReportingSession &gen,
   if (!processor)
     fail("--image: the plan has no preprocessor_config.json (compile a model folder that "
          "holds one, or give --pixel-values)");
+  checkProcessorFitsPlan(*processor, plan);
   std::vector<ProcessedImage> images;
   for (const std::string &path : paths)
     images.push_back(processor->process(decodeImageFile(path)));
