@@ -41,7 +41,8 @@ HeldTensor Generator::decoderStep(const HeldTensor &embeds, const PositionIds &p
       [static_cast<size_t>(logitsOutput_)];
 }
 
-std::vector<StageInput> Generator::visionInputs(const Tensor &pixelValues, const Tensor *imageGridThw) const {
+std::vector<StageInput> Generator::visionInputs(const Tensor &pixelValues, const Tensor *imageGridThw,
+                                               const std::vector<std::array<int64_t, 3>> &grids) const {
   const FunctionInfo &fn = *backend_->function(Stage::visionEncoder);
   const bool wantsGrid = fn.inputWithRole(ValueRole::imageGridThw) >= 0;
   if (wantsGrid != (imageGridThw != nullptr))
@@ -51,12 +52,11 @@ std::vector<StageInput> Generator::visionInputs(const Tensor &pixelValues, const
   std::vector<StageInput> in = {StageInput::ofHost(pixelValues)};
   if (!wantsGrid)
     return in;
-  // Each grid checked (sides bounded: no product overflows), their rows summed while they
-  // still fit the pixel values.
   if (pixelValues.rank() != 2)
     fail("the pixel values are ", shapeString(pixelValues.shape), "; with image_grid_thw the vision encoder '",
          fn.name, "' takes patch rows [patches, C * T * P * P]");
-  const std::vector<std::array<int64_t, 3>> grids = imageGrids(*imageGridThw);
+  // Each grid checked (sides bounded: no product overflows), their rows summed while they
+  // still fit the pixel values.
   const int64_t have = pixelValues.shape[0];
   int64_t rows = 0;
   for (size_t i = 0; i < grids.size() && rows <= have; ++i) {
@@ -105,13 +105,13 @@ GenerationResult Generator::generate(const Tensor *pixelValues, const Tensor *im
     fail("the plan has no vision encoder, but pixel values were given");
   // The vision inputs and the M-RoPE positions first: grids that do not fit the pixel
   // values or the prompt fail before any work.
+  const std::vector<std::array<int64_t, 3>> grids =
+      imageGridThw ? imageGrids(*imageGridThw) : std::vector<std::array<int64_t, 3>>{};
   const std::vector<StageInput> vision =
-      pixelValues ? visionInputs(*pixelValues, imageGridThw) : std::vector<StageInput>{};
+      pixelValues ? visionInputs(*pixelValues, imageGridThw, grids) : std::vector<StageInput>{};
   PositionIds positions;
   if (positionRows(*backend_->function(Stage::decoder)) == 3)
-    positions = mropePositionIds(inputIds, g.imageTokenId,
-                                 imageGridThw ? imageGrids(*imageGridThw) : std::vector<std::array<int64_t, 3>>{},
-                                 g.mropeSpatialMergeSize);
+    positions = mropePositionIds(inputIds, g.imageTokenId, grids, g.mropeSpatialMergeSize);
   backend_->synchronize();
   auto start = Clock::now();
 

@@ -83,8 +83,10 @@ public:
 private:
   HeldTensor embedTokens(const std::vector<int64_t> &ids);
   HeldTensor decoderStep(const HeldTensor &embeds, const PositionIds &positions);
-  /// The vision encoder's inputs: the pixel values and, when it takes them, the grids.
-  std::vector<StageInput> visionInputs(const Tensor &pixelValues, const Tensor *imageGridThw) const;
+  /// The vision encoder's inputs: the pixel values and, when it takes them, the grids
+  /// (`imageGridThw`, read as `grids`), checked against each other.
+  std::vector<StageInput> visionInputs(const Tensor &pixelValues, const Tensor *imageGridThw,
+                                       const std::vector<std::array<int64_t, 3>> &grids) const;
   /// The last row of decoder logits [1, seq, vocab] as f32 [vocab] on the host.
   Tensor hostRow(const HeldTensor &logits);
   /// Decode after the first token, one step at a time: greedy through the backend's argmax,
