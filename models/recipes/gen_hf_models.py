@@ -155,6 +155,20 @@ def build_family(name, std=0.08):
     return m, cfg
 
 
+def save_references(out, prompt, image_token, new, pix, feats, logits, note="", **extra):
+    """out/{generation.json, pixel_values.npy, image_features.npy, prefill_last_logits.npy}
+    (the format of gen_models.py); `extra` adds fields to generation.json before the note."""
+    os.makedirs(out, exist_ok=True)
+    record = {"prompt_ids": prompt, "image_token_index": image_token, "greedy_new_tokens": new,
+              "max_new_tokens": 16, "pixel_values_shape": list(pix.shape), **extra,
+              "note": "fp32 PyTorch CPU, transformers " + __import__("transformers").__version__ + note}
+    with open(f"{out}/generation.json", "w") as f:
+        json.dump(record, f, indent=1)
+    G.save_npy(f"{out}/pixel_values.npy", pix)
+    G.save_npy(f"{out}/image_features.npy", feats)
+    G.save_npy(f"{out}/prefill_last_logits.npy", logits)
+
+
 def build_qwen2vl(std):
     from transformers import Qwen2VLConfig, Qwen2VLForConditionalGeneration
     from transformers.models.qwen2_vl.configuration_qwen2_vl import Qwen2VLTextConfig, Qwen2VLVisionConfig
@@ -202,16 +216,9 @@ def qwen2vl_references(m, cfg, base, grids=((1, 6, 8),), ref="reference"):
     new = gen[0, len(prompt):].tolist()
     G.log(base, ref, "image features", tuple(feats.shape), "greedy new tokens", new, "rope_deltas",
           deltas.tolist(), "positions", positions[:, 0].tolist())
-    os.makedirs(f"{base}/{ref}", exist_ok=True)
-    with open(f"{base}/{ref}/generation.json", "w") as f:
-        json.dump({"prompt_ids": prompt, "image_token_index": cfg.image_token_id, "greedy_new_tokens": new,
-                   "max_new_tokens": 16, "pixel_values_shape": list(pix.shape), "image_grid_thw": grid.tolist(),
-                   "mrope_position_ids": positions[:, 0].tolist(), "rope_deltas": deltas.tolist(),
-                   "note": "fp32 PyTorch CPU, transformers " + __import__("transformers").__version__ +
-                   "; pixel_values.npy holds the flattened patches of image_grid_thw"}, f, indent=1)
-    G.save_npy(f"{base}/{ref}/pixel_values.npy", pix)
-    G.save_npy(f"{base}/{ref}/image_features.npy", feats)
-    G.save_npy(f"{base}/{ref}/prefill_last_logits.npy", full.logits[0, -1])
+    save_references(f"{base}/{ref}", prompt, cfg.image_token_id, new, pix, feats, full.logits[0, -1],
+                    "; pixel_values.npy holds the flattened patches of image_grid_thw", image_grid_thw=grid.tolist(),
+                    mrope_position_ids=positions[:, 0].tolist(), rope_deltas=deltas.tolist())
     return new
 
 
@@ -264,16 +271,9 @@ def family_references(name, m, cfg, base):
         G.log(base, "without token_type_ids: logits differ by",
               float((causal.logits[0, -1] - full.logits[0, -1]).abs().max()),
               "tokens", gen_causal[0, len(prompt):].tolist())
-    os.makedirs(f"{base}/reference", exist_ok=True)
-    with open(f"{base}/reference/generation.json", "w") as f:
-        json.dump({"prompt_ids": prompt, "image_token_index": image_token, "greedy_new_tokens": new,
-                   "max_new_tokens": 16, "pixel_values_shape": list(pix.shape),
-                   "note": "fp32 PyTorch CPU, transformers " + __import__("transformers").__version__ +
-                   ("; token_type_ids all 0 (the prompt is the prefix)" if name == "paligemma" else
-                    "; pixel_values fed as [1, 1, 3, H, W] (one image, not split)")}, f, indent=1)
-    G.save_npy(f"{base}/reference/pixel_values.npy", pix)
-    G.save_npy(f"{base}/reference/image_features.npy", feats)
-    G.save_npy(f"{base}/reference/prefill_last_logits.npy", full.logits[0, -1])
+    save_references(f"{base}/reference", prompt, image_token, new, pix, feats, full.logits[0, -1],
+                    "; token_type_ids all 0 (the prompt is the prefix)" if name == "paligemma" else
+                    "; pixel_values fed as [1, 1, 3, H, W] (one image, not split)")
     return new
 
 
@@ -292,15 +292,8 @@ def fuyu_references(m, cfg, base, g):
                          attention_mask=torch.ones_like(ids))
     new = gen[0, len(prompt):].tolist()
     G.log(base, "image features", tuple(feats.shape), "greedy new tokens", new)
-    os.makedirs(f"{base}/reference", exist_ok=True)
-    with open(f"{base}/reference/generation.json", "w") as f:
-        json.dump({"prompt_ids": prompt, "image_token_index": cfg.image_token_id, "greedy_new_tokens": new,
-                   "max_new_tokens": 16, "pixel_values_shape": list(patches.shape),
-                   "note": "fp32 PyTorch CPU, transformers " + __import__("transformers").__version__ +
-                   "; pixel_values.npy holds the image patches [1, 24, 192] (image_patches)"}, f, indent=1)
-    G.save_npy(f"{base}/reference/pixel_values.npy", patches)
-    G.save_npy(f"{base}/reference/image_features.npy", feats)
-    G.save_npy(f"{base}/reference/prefill_last_logits.npy", full.logits[0, -1])
+    save_references(f"{base}/reference", prompt, cfg.image_token_id, new, patches, feats, full.logits[0, -1],
+                    "; pixel_values.npy holds the image patches [1, 24, 192] (image_patches)")
     return new
 
 
@@ -325,14 +318,7 @@ def references(m, cfg, base):
         full = m(input_ids=ids, pixel_values=pix, attention_mask=torch.ones_like(ids))
     new = gen[0, len(prompt):].tolist()
     G.log(base, "image features", tuple(feats.shape), "greedy new tokens", new)
-    os.makedirs(f"{base}/reference", exist_ok=True)
-    with open(f"{base}/reference/generation.json", "w") as f:
-        json.dump({"prompt_ids": prompt, "image_token_index": cfg.image_token_index, "greedy_new_tokens": new,
-                   "max_new_tokens": 16, "pixel_values_shape": list(pix.shape),
-                   "note": "fp32 PyTorch CPU, transformers " + __import__("transformers").__version__}, f, indent=1)
-    G.save_npy(f"{base}/reference/pixel_values.npy", pix)
-    G.save_npy(f"{base}/reference/image_features.npy", feats)
-    G.save_npy(f"{base}/reference/prefill_last_logits.npy", full.logits[0, -1])
+    save_references(f"{base}/reference", prompt, cfg.image_token_index, new, pix, feats, full.logits[0, -1])
 
 
 def gen_tiny(name):
