@@ -97,14 +97,22 @@ void Arena::endCall() {
   byOffset_.clear();
   offsetOf_.clear();
   liveBytes_ = 0;
-  if (callPeak_ > capacity_) {
-    buffer_.reset();
-    buffer_ = std::unique_ptr<uint8_t, void (*)(void *)>(
-        static_cast<uint8_t *>(memory_.allocate(callPeak_)), memory_.release);
-    capacity_ = callPeak_;
-    ++growCount_;
-  }
+  const size_t peak = callPeak_;
   callPeak_ = 0;
+  reserve(peak);
+}
+
+void Arena::reserve(size_t bytes) {
+  if (!byOffset_.empty())
+    fail("internal error: an arena cannot grow while ", byOffset_.size(), " blocks are live");
+  if (bytes <= capacity_)
+    return;
+  buffer_.reset();
+  capacity_ = 0;
+  buffer_ = std::unique_ptr<uint8_t, void (*)(void *)>(static_cast<uint8_t *>(memory_.allocate(bytes)),
+                                                       memory_.release);
+  capacity_ = bytes;
+  ++growCount_;
 }
 
 } // namespace mm::rt

@@ -57,6 +57,10 @@ public:
   /// Releases every block still live (after a failed call) and grows the buffer to the
   /// peak the call reached if it did not fit.
   void endCall();
+  /// Grows the buffer to at least `bytes` between calls, so that a call of that size runs
+  /// without allocating (the CUDA executor keeps its two staging areas the same size).
+  /// Throws Error while blocks are live: their pointers must not move.
+  void reserve(size_t bytes);
 
   /// Bytes of the arena buffer.
   size_t capacity() const { return capacity_; }

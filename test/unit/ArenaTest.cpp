@@ -170,3 +170,23 @@ TEST(Arena, ImmediateOverflowBlocksAreFreedOnRelease) {
   a.endCall();
   EXPECT_EQ(deferred::frees, 1);
 }
+
+TEST(Arena, ReserveGrowsBetweenCallsSoThatACallOfThatSizeDoesNotAllocate) {
+  Arena a({deferred::allocate, deferred::release, /*deferOverflowRelease=*/true});
+  deferred::reset();
+  a.reserve(4096);
+  EXPECT_EQ(a.capacity(), 4096u);
+  EXPECT_EQ(deferred::allocations, 1);
+  a.reserve(1024); // smaller: kept as it is
+  EXPECT_EQ(a.capacity(), 4096u);
+  EXPECT_EQ(deferred::allocations, 1);
+  void *x = a.allocate(3000);
+  EXPECT_TRUE(a.inBuffer(x));
+  EXPECT_THROW(a.reserve(8192), mm::rt::Error); // a live block must not move
+  EXPECT_EQ(a.capacity(), 4096u);
+  a.release(x);
+  a.endCall();
+  EXPECT_EQ(deferred::allocations, 1);
+  EXPECT_EQ(a.growCount(), 1);
+  EXPECT_EQ(a.peak(), 3008u); // what the calls needed, not what was reserved
+}
