@@ -1,5 +1,6 @@
 //===- ModelConfig.cpp - generation metadata from a Hugging Face config.json -===//
 #include "compiler/plan/ModelConfig.h"
+#include "compiler/import/hf/HfConfig.h"
 
 #include "compiler/support/JsonFile.h"
 
@@ -93,7 +94,7 @@ mlir::LogicalResult readModelConfig(const std::string &configPath, ModelConfig &
   if (auto it = imageTokenDefaults.find(modelType); it != imageTokenDefaults.end())
     out.imageTokenId = it->second;
   if (modelType == "qwen2_vl")
-    out.spatialMergeSize = 2; // Qwen2VLVisionConfig's default, which the importer builds with
+    out.spatialMergeSize = hf::Qwen2VlVisionConfig().spatialMergeSize; // the importer's default
   for (const json *obj : std::initializer_list<const json *>{&config, &text}) {
     if (mlir::failed(readInt(*obj, "image_token_index", out.imageTokenId, configPath, error)) ||
         mlir::failed(readInt(*obj, "image_token_id", out.imageTokenId, configPath, error)) ||

@@ -55,17 +55,7 @@ std::vector<StageInput> Generator::visionInputs(const Tensor &pixelValues, const
   if (pixelValues.rank() != 2)
     fail("the pixel values are ", shapeString(pixelValues.shape), "; with image_grid_thw the vision encoder '",
          fn.name, "' takes patch rows [patches, C * T * P * P]");
-  // Each grid checked (sides bounded: no product overflows), their rows summed while they
-  // still fit the pixel values.
-  const int64_t have = pixelValues.shape[0];
-  int64_t rows = 0;
-  for (size_t i = 0; i < grids.size() && rows <= have; ++i) {
-    checkImageGrid(grids[i], i, grids.size(), info().mropeSpatialMergeSize);
-    rows += grids[i][0] * grids[i][1] * grids[i][2];
-  }
-  if (rows != have)
-    fail("image_grid_thw's grids cover ", rows > have ? "more than " + std::to_string(have) : std::to_string(rows),
-         " patches but the pixel values are ", shapeString(pixelValues.shape));
+  checkImageGrids(grids, pixelValues.shape[0], info().mropeSpatialMergeSize, fn.name);
   in.push_back(StageInput::ofHost(*imageGridThw));
   return in;
 }

@@ -33,6 +33,19 @@ void checkImageGrid(const std::array<int64_t, 3> &g, size_t index, size_t count,
     fail(which, ": h and w must be multiples of the merge size ", mergeSize);
 }
 
+void checkImageGrids(const std::vector<std::array<int64_t, 3>> &grids, int64_t patchRows, int64_t mergeSize,
+                     const std::string &function) {
+  int64_t rows = 0;
+  for (size_t i = 0; i < grids.size() && rows <= patchRows; ++i) {
+    checkImageGrid(grids[i], i, grids.size(), mergeSize);
+    rows += grids[i][0] * grids[i][1] * grids[i][2];
+  }
+  if (rows != patchRows)
+    fail("image_grid_thw's grids cover ",
+         rows > patchRows ? "more than " + std::to_string(patchRows) : std::to_string(rows), " patches but the '",
+         function, "' pixel values have ", patchRows, " patch rows");
+}
+
 Tensor PositionIds::forStep(DType t, int64_t past, int64_t seq) const {
   Tensor out = Tensor::host(t, rows == 1 ? Shape{1, seq} : Shape{rows, 1, seq});
   const bool wholePrompt = past == 0 && !prompt.empty();

@@ -50,6 +50,13 @@ constexpr int64_t kMaxGridSide = int64_t{1} << 20;
 /// t, h and w in [1, kMaxGridSide] and, with mergeSize > 0, h and w multiples of it.
 void checkImageGrid(const std::array<int64_t, 3> &g, size_t index, size_t count, int64_t mergeSize);
 
+/// Throws Error unless every grid passes checkImageGrid and together they cover exactly
+/// `patchRows` patch rows (the pixel values [patches, C * T * P * P] of the vision
+/// encoder `function`, named in the message). Grids are checked in order and summed only
+/// while the sum still fits, so no product or sum overflows.
+void checkImageGrids(const std::vector<std::array<int64_t, 3>> &grids, int64_t patchRows, int64_t mergeSize,
+                     const std::string &function);
+
 /// The M-RoPE position ids of `ids`: the runs of `imageTokenId` are the images of
 /// `gridThw` (each {t, h, w} in patches), in order, merged `mergeSize` x `mergeSize`.
 /// Throws Error when the runs and the grids differ in number, a run's length is not its

@@ -9,6 +9,7 @@
 #include "runtime/core/Error.h"
 #include "runtime/core/InjectedFault.h"
 #include "runtime/exec/CpuGeneration.h"
+#include "runtime/exec/PositionIds.h"
 #ifdef MM_HAVE_CUDA
 #include "runtime/cuda/CudaCommon.h"
 #include "runtime/cudaexec/CudaGeneration.h"
@@ -20,6 +21,24 @@
 namespace mm::rt {
 
 namespace {
+
+/// A vision encoder that takes image_grid_thw (Qwen2-VL), called on its own, gets the
+/// generator's checks of its grids against its patch rows: a bad grid would otherwise
+/// run into an op's error or garbage. Other mistakes (a missing input, a wrong dtype or
+/// rank) are left to the executor's input checks, which name them.
+void checkImageGridInput(const Plan &plan, const std::string &function, const std::vector<Tensor> &inputs) {
+  const FunctionInfo *fn = plan.findFunction(function);
+  if (!fn || inputs.size() != fn->inputs.size())
+    return;
+  const int grid = fn->inputWithRole(ValueRole::imageGridThw);
+  const int pixels = fn->inputWithRole(ValueRole::pixelValues);
+  if (grid < 0 || pixels < 0)
+    return;
+  const Tensor &g = inputs[static_cast<size_t>(grid)], &p = inputs[static_cast<size_t>(pixels)];
+  if (!g.data || !p.data || p.rank() != 2)
+    return;
+  checkImageGrids(imageGrids(g), p.shape[0], plan.generation().mropeSpatialMergeSize, fn->name);
+}
 /// Bytes of the weights a function reads.
 uint64_t functionWeightBytes(const FunctionInfo &fn) {
   uint64_t bytes = 0;
@@ -255,6 +274,7 @@ GenerationResult Session::generate(const GenerationRequest &request) { return ba
 void Session::prepare(const std::string &function) { backend_->prepare(function); }
 
 std::vector<Tensor> Session::call(const std::string &function, const std::vector<Tensor> &inputs) {
+  checkImageGridInput(*plan_, function, inputs);
   return backend_->call(function, inputs);
 }
 
