@@ -10,6 +10,7 @@
 //   QuickGELU (CLIP):   x * sigmoid(1.702 * x)
 //   SiLU / swish:       x * sigmoid(x)
 //   SwiGLU (Shazeer 2020):  silu(gate) * up   (after the SiLU above has formed)
+//   GeGLU (Shazeer 2020):   gelu(gate) * up   (either GELU; its approximation kept)
 //
 // The 0.5, x and (1 + ...) factors of GELU may be multiplied in any order and
 // association; every constant is checked against its exact value within the tolerance
@@ -229,10 +230,35 @@ struct SwiGLUPattern : public OpRewritePattern<MulOp> {
   }
 };
 
+/// gelu(gate) * up -> geglu(gate, up) with the gelu's approximation.
+struct GeGLUPattern : public OpRewritePattern<MulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MulOp mul, PatternRewriter &rewriter) const override {
+    Value gate, up;
+    GeluApproximation approx = GeluApproximation::none;
+    if (!eitherOrder(mul.getLhs(), mul.getRhs(), [&](Value s, Value u) {
+          auto gelu = defOf<GeluOp>(s);
+          if (!gelu || !s.hasOneUse() || !compatibleTypes(u.getType(), mul.getType()) ||
+              !compatibleTypes(s.getType(), mul.getType()))
+            return false;
+          gate = gelu.getInput();
+          up = u;
+          approx = gelu.getApproximate();
+          return true;
+        }))
+      return rewriter.notifyMatchFailure(mul, "not gelu(gate) * up of one type");
+    Type t = mul.getType();
+    rewriter.replaceOpWithNewOp<GeGLUOp>(mul, t, refineType(rewriter, gate.getLoc(), gate, t),
+                                         refineType(rewriter, up.getLoc(), up, t), approx);
+    return success();
+  }
+};
+
 struct FuseActivationsPass : public mm::impl::FuseActivationsBase<FuseActivationsPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<GeluErfPattern, GeluTanhPattern, SigmoidGatePattern, SwiGLUPattern>(&getContext());
+    patterns.add<GeluErfPattern, GeluTanhPattern, SigmoidGatePattern, SwiGLUPattern, GeGLUPattern>(
+        &getContext());
     if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -140,11 +140,11 @@ def FuseRMSNorm : Pass<"mm-fuse-rms-norm", "::mlir::func::FuncOp"> {
 }
 
 def FuseActivations : Pass<"mm-fuse-activations", "::mlir::func::FuncOp"> {
-  let summary = "Raise GELU (erf, tanh), QuickGELU, SiLU and SwiGLU decompositions";
+  let summary = "Raise GELU (erf, tanh), QuickGELU, SiLU, SwiGLU and GeGLU decompositions";
   let description = [{
     0.5 x (1 + erf(x / sqrt 2)) -> mm.gelu; the tanh form -> mm.gelu<tanh>;
     x sigmoid(1.702 x) -> mm.quick_gelu; x sigmoid(x) -> mm.silu;
-    silu(gate) * up -> mm.swiglu. Example (the erf form):
+    silu(gate) * up -> mm.swiglu; gelu(gate) * up -> mm.geglu. Example (the erf form):
       %c = mm.constant dense<1.41421354> : tensor<f32>
       %d = mm.div %x, %c : tensor<4x8xf32>, tensor<f32> -> tensor<4x8xf32>
       %e = mm.erf %d : tensor<4x8xf32>

@@ -226,7 +226,7 @@ private:
   /// Ops worth a device launch even when only the host reads their result.
   static bool isHeavyOp(Operation &op) {
     return isa<mm::LinearOp, mm::MatMulOp, mm::AttentionOp, mm::LayerNormOp,
-               mm::AddLayerNormOp, mm::RMSNormOp, mm::AddRMSNormOp, mm::RotaryOp, mm::SwiGLUOp,
+               mm::AddLayerNormOp, mm::RMSNormOp, mm::AddRMSNormOp, mm::RotaryOp, mm::SwiGLUOp, mm::GeGLUOp,
                mm::GeluOp, mm::QuickGeluOp, mm::SiluOp>(op);
   }
 

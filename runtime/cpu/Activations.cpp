@@ -1,4 +1,4 @@
-//===- Activations.cpp - gelu, quick_gelu, silu, swiglu ---------------------===//
+//===- Activations.cpp - gelu, quick_gelu, silu, swiglu, geglu --------------===//
 //
 // Fused activations (their own kernels, not re-expanded). f32, f64, and f16/bf16
 // computing in f32.
@@ -56,11 +56,10 @@ void activationKernel(KernelContext &ctx, const std::vector<const Tensor *> &inp
   mapFloat<F>(ctx, inputs, outputs);
 }
 
-/// silu(gate) * up, elementwise over same-shape operands.
-void swigluKernel(KernelContext &ctx, const std::vector<const Tensor *> &inputs,
-                  std::vector<Tensor> &outputs) {
-  checkInputCount(ctx, inputs, 2, 2);
-  const Tensor &g = *inputs[0], &u = *inputs[1];
+/// act(gate) * up, elementwise over same-shape operands (F: SiLU for mm.swiglu, GELU for
+/// mm.geglu).
+template <typename F>
+void gatedKernel(KernelContext &ctx, const Tensor &g, const Tensor &u, std::vector<Tensor> &outputs, F act) {
   std::string op = opName(ctx);
   if (g.dtype != u.dtype || g.shape != u.shape)
     fail(op, ": gate ", dtypeName(g.dtype), shapeString(g.shape), " and up ", dtypeName(u.dtype),
@@ -74,9 +73,29 @@ void swigluKernel(KernelContext &ctx, const std::vector<const Tensor *> &inputs,
     S *py = y.as<S>();
     parallelFor(g.numel(), kElementwiseGrain, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i)
-        py[i] = E::store(silu(E::load(pg[i])) * E::load(pu[i]));
+        py[i] = E::store(act(E::load(pg[i])) * E::load(pu[i]));
     });
   });
+}
+
+/// SwiGLU (Shazeer 2020): silu(gate) * up.
+void swigluKernel(KernelContext &ctx, const std::vector<const Tensor *> &inputs,
+                  std::vector<Tensor> &outputs) {
+  checkInputCount(ctx, inputs, 2, 2);
+  gatedKernel(ctx, *inputs[0], *inputs[1], outputs, SiluFn{});
+}
+
+/// GeGLU (Shazeer 2020): gelu(gate) * up; `approximate` as geluKernel's.
+void gegluKernel(KernelContext &ctx, const std::vector<const Tensor *> &inputs,
+                 std::vector<Tensor> &outputs) {
+  checkInputCount(ctx, inputs, 2, 2);
+  int64_t approx = ctx.attrs().getInt("approximate", 0);
+  if (approx == 0)
+    gatedKernel(ctx, *inputs[0], *inputs[1], outputs, GeluErfFn{});
+  else if (approx == 1)
+    gatedKernel(ctx, *inputs[0], *inputs[1], outputs, GeluTanhFn{});
+  else
+    fail(opName(ctx), ": unknown approximate value ", approx, " (0 = none, 1 = tanh)");
 }
 
 } // namespace
@@ -86,6 +105,7 @@ void registerActivationKernels(KernelRegistry &r) {
   r.add("mm.quick_gelu", activationKernel<QuickGeluFn>);
   r.add("mm.silu", activationKernel<SiluFn>);
   r.add("mm.swiglu", swigluKernel);
+  r.add("mm.geglu", gegluKernel);
 }
 
 } // namespace mm::rt::cpu

@@ -26,7 +26,8 @@ namespace mm::rt::cuda {
 
 /// How gemv forms its input vector (all operands [K] of the element type, 16-byte aligned):
 ///   - plain: x;
-///   - up set: SwiGLU(x, up) = silu(x) * up (Shazeer 2020; mm.swiglu feeding the projection);
+///   - up set: act(x) * up with act = gate (Shazeer 2020): SiLU for SwiGLU (mm.swiglu
+///     feeding the projection), GELU or its tanh form for GeGLU (mm.geglu);
 ///   - rmsNorm: RMSNorm with the fused residual add (Zhang & Sennrich 2019; mm.rms_norm /
 ///     mm.add_rms_norm feeding it): s = x + residual (or x), written to sumOut when set,
 ///     and the input s / sqrt(mean(s^2) + eps) * (scaleOffset + scale) (scale [K], f32
@@ -37,6 +38,7 @@ namespace mm::rt::cuda {
 /// unfused projections give identical results.
 struct GemvInput {
   const void *up = nullptr;
+  Activation gate = Activation::silu;
   bool rmsNorm = false;
   const void *residual = nullptr;
   const void *scale = nullptr;

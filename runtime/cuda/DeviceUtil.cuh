@@ -97,9 +97,6 @@ __device__ __forceinline__ float blockSum(float v, float *red) {
 
 __device__ __forceinline__ float sigmoidF(float x) { return 1.0f / (1.0f + expf(-x)); }
 
-/// SwiGLU of one element pair (Shazeer 2020): silu(g) * u, as mm.swiglu computes it.
-__device__ __forceinline__ float swigluF(float g, float u) { return g * sigmoidF(g) * u; }
-
 __device__ __forceinline__ float applyActivation(float x, Activation act) {
   switch (act) {
   case Activation::none:
@@ -119,6 +116,10 @@ __device__ __forceinline__ float applyActivation(float x, Activation act) {
   }
   return x;
 }
+
+/// A gated linear unit of one element pair (Shazeer 2020): act(g) * u, as mm.swiglu
+/// (SiLU) and mm.geglu (GELU) compute it.
+__device__ __forceinline__ float gluF(float g, float u, Activation act) { return applyActivation(g, act) * u; }
 
 /// One channel of a rotary embedding pair (Su et al. 2021, RoFormer): the pair's first
 /// element becomes x cos - partner sin, its second x cos + partner sin (cos and sin of the

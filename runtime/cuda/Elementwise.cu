@@ -31,7 +31,7 @@ __global__ void activationKernel(const T *x, T *y, int64_t n, Activation act) {
 template <typename T, bool VEC>
 __global__ void swigluKernel(const T *__restrict__ gate, int64_t gateStride,
                              const T *__restrict__ up, int64_t upStride, T *__restrict__ out,
-                             int64_t outStride, int64_t rows, int64_t cols) {
+                             int64_t outStride, int64_t rows, int64_t cols, Activation act) {
   gridDependencySync();
   const int64_t width = VEC ? cols / 8 : cols; // work items per row
   const int64_t total = rows * width;
@@ -44,11 +44,11 @@ __global__ void swigluKernel(const T *__restrict__ gate, int64_t gateStride,
       load8(up + r * upStride + c, u);
 #pragma unroll
       for (int j = 0; j < 8; ++j)
-        g[j] = swigluF(g[j], u[j]);
+        g[j] = gluF(g[j], u[j], act);
       store8(out + r * outStride + c, g);
     } else {
       const float g = toF(gate[r * gateStride + c]);
-      out[r * outStride + c] = fromF<T>(swigluF(g, toF(up[r * upStride + c])));
+      out[r * outStride + c] = fromF<T>(gluF(g, toF(up[r * upStride + c]), act));
     }
   }
 }
@@ -107,7 +107,7 @@ void activation(cudaStream_t stream, DType dtype, const void *x, void *y, int64_
 
 void swiglu(cudaStream_t stream, DType dtype, const void *gate, int64_t gateRowStride,
             const void *up, int64_t upRowStride, void *out, int64_t outRowStride,
-            int64_t rows, int64_t cols) {
+            int64_t rows, int64_t cols, Activation gateActivation) {
   requireNonNegative(rows, "cuda swiglu", "row count");
   requireNonNegative(cols, "cuda swiglu", "column count");
   if (rows == 0 || cols == 0)
@@ -122,9 +122,9 @@ void swiglu(cudaStream_t stream, DType dtype, const void *gate, int64_t gateRowS
     const auto *u = static_cast<const scalar_t *>(up);
     auto *o = static_cast<scalar_t *>(out);
     if (vec)
-      launchKernel(swigluKernel<scalar_t, true>, gridStrideBlocks(kThreads, rows * cols / 8), kThreads, 0, stream, g, gateRowStride, u, upRowStride, o, outRowStride, rows, cols);
+      launchKernel(swigluKernel<scalar_t, true>, gridStrideBlocks(kThreads, rows * cols / 8), kThreads, 0, stream, g, gateRowStride, u, upRowStride, o, outRowStride, rows, cols, gateActivation);
     else
-      launchKernel(swigluKernel<scalar_t, false>, gridStrideBlocks(kThreads, rows * cols), kThreads, 0, stream, g, gateRowStride, u, upRowStride, o, outRowStride, rows, cols);
+      launchKernel(swigluKernel<scalar_t, false>, gridStrideBlocks(kThreads, rows * cols), kThreads, 0, stream, g, gateRowStride, u, upRowStride, o, outRowStride, rows, cols, gateActivation);
   });
   checkLaunch("swiglu");
 }

@@ -140,7 +140,7 @@ template <typename T>
 __device__ __forceinline__ float inputAt(const T *x, const GemvInput &in, int i, float inv) {
   float v = toF(x[i]);
   if (in.up)
-    return toF(fromF<T>(swigluF(v, toF(static_cast<const T *>(in.up)[i]))));
+    return toF(fromF<T>(gluF(v, toF(static_cast<const T *>(in.up)[i]), in.gate)));
   if (!in.rmsNorm)
     return v;
   if (in.residual)

@@ -25,12 +25,13 @@ void activation(cudaStream_t stream, DType dtype, const void *x, void *y, int64_
 void biasActivation(cudaStream_t stream, DType dtype, void *y, const void *bias, int64_t rows,
                     int64_t cols, Activation act);
 
-/// SwiGLU (Shazeer 2020, mm.swiglu): out[r, c] = silu(gate[r, c]) * up[r, c] for
-/// r < rows, c < cols, with row strides in elements (a merged gate/up projection output
-/// [rows, 2*cols] is gate = buf, up = buf + cols, both with row stride 2*cols).
+/// A gated linear unit (Shazeer 2020): out[r, c] = act(gate[r, c]) * up[r, c] for r < rows,
+/// c < cols, with row strides in elements (a merged gate/up projection output [rows, 2*cols]
+/// is gate = buf, up = buf + cols, both with row stride 2*cols); act = gateActivation:
+/// SiLU for SwiGLU (mm.swiglu), GELU or its tanh form for GeGLU (mm.geglu).
 void swiglu(cudaStream_t stream, DType dtype, const void *gate, int64_t gateRowStride,
             const void *up, int64_t upRowStride, void *out, int64_t outRowStride,
-            int64_t rows, int64_t cols);
+            int64_t rows, int64_t cols, Activation gateActivation = Activation::silu);
 
 /// Element-type conversion of n elements between f32, f16 and bf16 (round to nearest
 /// even). `src` and `dst` must not overlap unless the types have the same size.

@@ -115,7 +115,7 @@ void CudaExecutor::OpRecorder::linear() {
   cuda::Blas *blas = &ex_.ctx_.blas();
   record([=](cudaStream_t s) { blas->linear(s, a); });
   const cuda::GemvInput &in = a.input;
-  sign(index_, a.dtype, a.x, in.up, in.rmsNorm, in.residual, in.scale, in.scaleF32, in.eps,
+  sign(index_, a.dtype, a.x, in.up, static_cast<int>(in.gate), in.rmsNorm, in.residual, in.scale, in.scaleF32, in.eps,
        in.scaleOffset, in.sumOut, a.w, a.constantWeight, a.bias, a.y, a.m, a.n, a.k, a.act);
 }
 
@@ -393,15 +393,22 @@ void CudaExecutor::OpRecorder::swiglu() {
   requireFloat(gate.dtype, "the gate");
   const char *pg = gate.dev, *pu = up.dev;
   const DType dt = gate.dtype;
+  // mm.swiglu: SiLU; mm.geglu: GELU, `approximate` 0 (erf) or 1 (tanh).
+  const cuda::Activation act = op().name == "mm.swiglu"              ? cuda::Activation::silu
+                               : attrs().getInt("approximate", 0) == 0 ? cuda::Activation::gelu
+                                                                       : cuda::Activation::geluTanh;
+  if (op().name != "mm.swiglu" && attrs().getInt("approximate", 0) > 1)
+    fail("unknown approximate value ", attrs().getInt("approximate", 0), " (0 = none, 1 = tanh)");
   char *y = result(0, gate.shape, dt).dev;
   cuda::GemvInput fused;
   fused.up = pu;
+  fused.gate = act;
   if (leaveToNextLinear(dt, g.rows, g.cols, pg, fused, {gate.block, up.block}))
     return; // the next op's GEMV forms silu(gate) * up itself; y stays unwritten
   record([=](cudaStream_t s) {
-    cuda::swiglu(s, dt, pg, g.rowStride, pu, u.rowStride, y, g.cols, g.rows, g.cols);
+    cuda::swiglu(s, dt, pg, g.rowStride, pu, u.rowStride, y, g.cols, g.rows, g.cols, act);
   });
-  sign(index_, dt, pg, g.rowStride, pu, u.rowStride, y, g.rows, g.cols);
+  sign(index_, dt, pg, g.rowStride, pu, u.rowStride, y, g.rows, g.cols, static_cast<int>(act));
 }
 
 void CudaExecutor::OpRecorder::activation() {
@@ -665,6 +672,7 @@ CudaExecutor::OpRecorder::table() {
       {"mm.rms_norm", &R::rmsNorm},       {"mm.add_rms_norm", &R::rmsNorm},
       {"mm.layer_norm", &R::layerNorm},   {"mm.add_layer_norm", &R::layerNorm},
       {"mm.rotary", &R::rotary},          {"mm.swiglu", &R::swiglu},
+      {"mm.geglu", &R::swiglu},
       {"mm.gelu", &R::activation},        {"mm.quick_gelu", &R::activation},
       {"mm.silu", &R::activation},        {"mm.relu", &R::activation},
       {"mm.cast", &R::cast},              {"mm.add", &R::binary},

@@ -1,4 +1,4 @@
-// -mm-fuse-activations: GELU (erf and tanh forms), QuickGELU, SiLU and SwiGLU as the
+// -mm-fuse-activations: GELU (erf and tanh forms), QuickGELU, SiLU, SwiGLU and GeGLU as the
 // exporters decompose them, then near misses (a constant slightly off, a factor
 // missing, the gate applied to another value) that must stay as they are.
 // RUN: mmc-opt %s -mm-fuse-activations -split-input-file | FileCheck %s
@@ -125,6 +125,36 @@ func.func @swiglu(%gate: tensor<?x?x176xf32>, %up: tensor<?x?x176xf32>) -> tenso
   %silu = mm.mul %gate, %s : tensor<?x?x176xf32>, tensor<?x?x176xf32> -> tensor<?x?x176xf32>
   %y = mm.mul %silu, %up : tensor<?x?x176xf32>, tensor<?x?x176xf32> -> tensor<?x?x176xf32>
   return %y : tensor<?x?x176xf32>
+}
+
+// -----
+
+// GeGLU as Gemma's MLP: gelu(gate) * up, up on either side, the GELU's approximation kept
+// (tanh: gelu_pytorch_tanh; erf: ONNX Gelu without approximate).
+// CHECK-LABEL: func.func @geglu
+// CHECK-NEXT: %[[T:.*]] = mm.geglu %arg0, %arg1 {approximate = #mm.gelu_approx<tanh>} : tensor<?x?x176xf32>
+// CHECK-NEXT: %[[E:.*]] = mm.geglu %arg0, %arg1 : tensor<?x?x176xf32>
+// CHECK-NEXT: return %[[T]], %[[E]]
+func.func @geglu(%gate: tensor<?x?x176xf32>, %up: tensor<?x?x176xf32>) -> (tensor<?x?x176xf32>, tensor<?x?x176xf32>) {
+  %gt = mm.gelu %gate {approximate = #mm.gelu_approx<tanh>} : tensor<?x?x176xf32>
+  %t = mm.mul %up, %gt : tensor<?x?x176xf32>, tensor<?x?x176xf32> -> tensor<?x?x176xf32>
+  %ge = mm.gelu %gate : tensor<?x?x176xf32>
+  %e = mm.mul %ge, %up : tensor<?x?x176xf32>, tensor<?x?x176xf32> -> tensor<?x?x176xf32>
+  return %t, %e : tensor<?x?x176xf32>, tensor<?x?x176xf32>
+}
+
+// -----
+
+// Near misses: a GELU read twice, and a product that broadcasts the GELU, stay as they are.
+// CHECK-LABEL: func.func @geglu_near_misses
+// CHECK-NOT: mm.geglu
+// CHECK: return
+func.func @geglu_near_misses(%gate: tensor<8xf32>, %up: tensor<8xf32>, %row: tensor<4x8xf32>) -> (tensor<8xf32>, tensor<8xf32>, tensor<4x8xf32>) {
+  %g = mm.gelu %gate : tensor<8xf32>
+  %y = mm.mul %g, %up : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
+  %h = mm.gelu %up : tensor<8xf32>
+  %b = mm.mul %h, %row : tensor<8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  return %y, %g, %b : tensor<8xf32>, tensor<8xf32>, tensor<4x8xf32>
 }
 
 // -----

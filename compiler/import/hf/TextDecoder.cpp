@@ -187,13 +187,20 @@ LayerOut decoderLayer(GraphBuilder &g, const TextConfig &t, const Prefixes &mode
   x = g.add(x, o);
   g.at(model.front() + p + "mlp");
   h = norm(x, "post_attention_layernorm");
-  // down(act(gate(x)) * up(x)): SwiGLU for silu, else the activation as gate's epilogue
-  // (Gemma's GeGLU).
-  const bool swiglu = t.mlpAct == Activation::silu;
+  // down(act(gate(x)) * up(x)): SwiGLU for silu, GeGLU for either GELU (Gemma's), so
+  // that gate and up merge into one projection (-mm-fuse-linear); else the activation
+  // as gate's epilogue.
+  const Activation act = t.mlpAct;
+  const bool geglu = act == Activation::gelu || act == Activation::gelu_tanh;
+  const bool gated = geglu || act == Activation::silu;
   Value gate = squaredIfRelu2(g, t, g.linear(h, model, p + "mlp.gate_proj", t.intermediateSize, t.mlpBias,
-                                             swiglu ? Activation::none : t.mlpAct));
+                                             gated ? Activation::none : act));
   Value up = g.linear(h, model, p + "mlp.up_proj", t.intermediateSize, t.mlpBias);
-  Value s = swiglu ? Value(g.create<SwiGLUOp>(gate.getType(), gate, up)) : g.mul(gate, up);
+  Value s = act == Activation::silu ? Value(g.create<SwiGLUOp>(gate.getType(), gate, up))
+            : geglu ? Value(g.create<GeGLUOp>(gate.getType(), gate, up,
+                                              act == Activation::gelu_tanh ? GeluApproximation::tanh
+                                                                           : GeluApproximation::none))
+                    : g.mul(gate, up);
   x = g.add(x, g.linear(s, model, p + "mlp.down_proj", t.hiddenSize, t.mlpBias));
   return {x, keys, values};
 }

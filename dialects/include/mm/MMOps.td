@@ -492,6 +492,19 @@ def MM_SwiGLUOp : MM_Op<"swiglu", [SameOperandsAndResultType]> {
   let assemblyFormat = "$gate `,` $up attr-dict `:` type($result)";
 }
 
+def MM_GeGLUOp : MM_Op<"geglu", [SameOperandsAndResultType]> {
+  let summary = "GeGLU gating (Shazeer 2020): gelu(gate) * up, GELU exact (erf) or tanh-approximated";
+  let description = [{
+    Gemma's and PaliGemma's MLP (`hidden_act` gelu_pytorch_tanh: `approximate = tanh`).
+    Elementwise over same-shape operands; f16/bf16 computed in f32 and rounded once, as
+    mm.swiglu.
+  }];
+  let arguments = (ins MM_FloatTensor:$gate, MM_FloatTensor:$up,
+                       DefaultValuedAttr<MM_GeluApproxAttr, "::mm::GeluApproximation::none">:$approximate);
+  let results = (outs MM_FloatTensor:$result);
+  let assemblyFormat = "$gate `,` $up attr-dict `:` type($result)";
+}
+
 def MM_AttentionOp : MM_Op<"attention", [AllElementTypesMatch<["query", "key", "value", "result"]>]> {
   let summary = "scaled dot-product attention (Vaswani et al. 2017), GQA by head-count ratio";
   let description = [{

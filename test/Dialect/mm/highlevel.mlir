@@ -34,6 +34,10 @@ func.func @activations(%x: tensor<?x128xf32>, %y: tensor<?x128xf32>) {
   %4 = mm.silu %x : tensor<?x128xf32>
   // CHECK: mm.swiglu %arg0, %arg1 : tensor<?x128xf32>
   %5 = mm.swiglu %x, %y : tensor<?x128xf32>
+  // CHECK: mm.geglu %arg0, %arg1 : tensor<?x128xf32>
+  %6 = mm.geglu %x, %y : tensor<?x128xf32>
+  // CHECK: mm.geglu %arg0, %arg1 {approximate = #mm.gelu_approx<tanh>} : tensor<?x128xf32>
+  %7 = mm.geglu %x, %y {approximate = #mm.gelu_approx<tanh>} : tensor<?x128xf32>
   return
 }
 

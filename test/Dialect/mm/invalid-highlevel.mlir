@@ -116,6 +116,14 @@ func.func @swiglu_types(%g: tensor<4x8xf32>, %u: tensor<4x8xf16>) {
 
 // -----
 
+func.func @geglu_shapes(%g: tensor<4x8xf32>, %u: tensor<4x4xf32>) {
+  // expected-error @+1 {{requires the same type for all operands and results}}
+  %0 = "mm.geglu"(%g, %u) : (tensor<4x8xf32>, tensor<4x4xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
 func.func @attention_rank(%q: tensor<4x8x16xf32>, %k: tensor<1x4x8x16xf32>) {
   // expected-error @+1 {{query, key and value must be 4-D [batch, heads, seq, head_dim]}}
   %0 = mm.attention %q, %k, %k {scale = 0.25 : f32} : tensor<4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<4x8x16xf32>

@@ -303,13 +303,12 @@ TEST(Activation, MatchNumpyFormulas) {
   // Expected values from numpy in float64 on the f32 inputs.
   Tensor x = makeF32({8}, kX);
   const double rtol = 1e-6, atol = 1e-7; // f32 evaluation of the same formula: a few ulps
-  expectClose(OpRun("mm.gelu").in(x).out(DType::f32).run1(), {8},
-              {-0.00404969409489031, -0.13206221708356913, -0.15426876936299344, 0.0,
-               0.1853734353867131, 0.8413447460685429, 2.7418056511035998, 7.999999999999995},
-              rtol, atol);
-  expectClose(OpRun("mm.gelu").attr("approximate", int64_t(1)).in(x).out(DType::f32).run1(), {8},
-              {-0.0036373920817729943, -0.13228579703028542, -0.15428599017485606, 0.0,
-               0.18537093227240137, 0.8411919906082768, 2.742276855926382, 8.0},
+  const std::vector<double> gelu = {-0.00404969409489031, -0.13206221708356913, -0.15426876936299344, 0.0,
+                                     0.1853734353867131,   0.8413447460685429,   2.7418056511035998,   7.999999999999995};
+  const std::vector<double> geluTanh = {-0.0036373920817729943, -0.13228579703028542, -0.15428599017485606, 0.0,
+                                        0.18537093227240137,    0.8411919906082768,   2.742276855926382,    8.0};
+  expectClose(OpRun("mm.gelu").in(x).out(DType::f32).run1(), {8}, gelu, rtol, atol);
+  expectClose(OpRun("mm.gelu").attr("approximate", int64_t(1)).in(x).out(DType::f32).run1(), {8}, geluTanh,
               rtol, atol);
   expectClose(OpRun("mm.quick_gelu").in(x).out(DType::f32).run1(), {8},
               {-0.01807130970778597, -0.1330656985568307, -0.1496115633936199, 0.0,
@@ -324,6 +323,20 @@ TEST(Activation, MatchNumpyFormulas) {
   for (int i = 0; i < 8; ++i)
     sw[i] = silu[i] * (i < 4 ? 2 : -1);
   expectClose(OpRun("mm.swiglu").in(x).in(up).out(DType::f32).run1(), {8}, sw, rtol, atol);
+  // GeGLU: gelu(gate) * up, either approximation.
+  std::vector<double> ge(8), geT(8);
+  for (int i = 0; i < 8; ++i) {
+    ge[i] = gelu[i] * (i < 4 ? 2 : -1);
+    geT[i] = geluTanh[i] * (i < 4 ? 2 : -1);
+  }
+  expectClose(OpRun("mm.geglu").in(x).in(up).out(DType::f32).run1(), {8}, ge, rtol, atol);
+  expectClose(OpRun("mm.geglu").attr("approximate", int64_t(1)).in(x).in(up).out(DType::f32).run1(), {8}, geT,
+              rtol, atol);
+  expectError(
+      [&] { OpRun("mm.geglu").attr("approximate", int64_t(2)).in(x).in(up).out(DType::f32).run1(); },
+      "unknown approximate");
+  expectError([&] { OpRun("mm.geglu").in(x).in(makeF32({4}, {1, 2, 3, 4})).out(DType::f32).run1(); },
+              "same dtype and shape");
   expectError(
       [&] { OpRun("mm.gelu").attr("approximate", int64_t(7)).in(x).out(DType::f32).run1(); },
       "unknown approximate");

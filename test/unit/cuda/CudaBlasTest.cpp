@@ -161,11 +161,20 @@ TEST_F(CudaBlasTest, GemvBeyondClusterSplitsReducesThroughScratch) {
 }
 
 TEST_F(CudaBlasTest, GemvTakesSwigluInput) {
-  // y = W^T round(silu(g) * u): the fused input must equal the swiglu kernel's output
+  // y = W^T round(act(g) * u): the fused input must equal the swiglu kernel's output
   // (rounded to the element type) fed to the unfused GEMV; same tolerance as checkLinear.
+  // act: SiLU (SwiGLU), and the erf and tanh GELUs (GeGLU).
   Blas blas;
   std::mt19937 gen(7);
   const LinearCase cases[] = {{1, 2048, 5632}, {1, 40, 2048}};
+  auto gate = [](Activation act, double x) {
+    if (act == Activation::silu)
+      return x / (1.0 + std::exp(-x));
+    if (act == Activation::gelu)
+      return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
+    return 0.5 * x * (1.0 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+  };
+  for (Activation act : {Activation::silu, Activation::gelu, Activation::geluTanh})
   for (DType dtype : kAllTypes)
     for (const LinearCase &c : cases) {
       const HostArray g = randomArray(dtype, c.k, gen, -4.0, 4.0), u = randomArray(dtype, c.k, gen);
@@ -174,12 +183,13 @@ TEST_F(CudaBlasTest, GemvTakesSwigluInput) {
       DeviceBuffer dy = poisoned(dtype, c.n);
       Blas::LinearArgs a = oneRowLinear(dtype, dg.get(), dw.get(), dy.get(), c.k, c.n);
       a.input.up = du.get();
+      a.input.gate = act;
       ASSERT_TRUE(blas.gemvTakesInput(a));
       blas.linear(stream, a);
       std::vector<double> h(c.k);
       for (int64_t kk = 0; kk < c.k; ++kk) {
         const double gv = g.values[kk];
-        h[kk] = roundTo(dtype, float(float(gv / (1.0 + std::exp(-gv))) * u.values[kk]));
+        h[kk] = roundTo(dtype, float(float(gate(act, gv)) * u.values[kk]));
       }
       std::vector<double> want(c.n), atol(c.n);
       for (int64_t j = 0; j < c.n; ++j) {
@@ -189,15 +199,16 @@ TEST_F(CudaBlasTest, GemvTakesSwigluInput) {
           mag += std::fabs(h[kk] * w.values[kk * c.n + j]);
         }
         want[j] = s;
-        // 2e-6 * mag as in checkLinear, plus one rounding of each h (the device's sigmoid
-        // may round differently from this double reference)
+        // 2e-6 * mag as in checkLinear, plus one rounding of each h (the device's sigmoid,
+        // erf or tanh may round differently from this double reference)
         double hmag = 0;
         for (int64_t kk = 0; kk < c.k; ++kk)
           hmag += unitRoundoff(dtype) * std::fabs(h[kk] * w.values[kk * c.n + j]);
         atol[j] = 2e-6 * mag + hmag + 1e-30;
       }
       expectNear(download(dy, dtype, c.n), want, 2.0 * unitRoundoff(dtype), atol,
-                 std::string("gemv with swiglu input ") + dtypeLabel(dtype) + " n " +
+                 std::string("gemv with gated input (activation ") + std::to_string(static_cast<int>(act)) +
+                     ") " + dtypeLabel(dtype) + " n " +
                      std::to_string(c.n) + " k " + std::to_string(c.k));
       a.m = 2; // not a one-row product: refused
       EXPECT_FALSE(blas.gemvTakesInput(a));

@@ -125,6 +125,13 @@ TEST_F(CudaVsCpuTest, Activations) {
     swiglu(stream, dt, dx.get(), n, du.get(), n, dy.get(), n, 1, n);
     expectNear(fromDevice(dy, dt, n), cput::toDoubles(want), rtolFor(dt), atolFor(dt),
                std::string("swiglu ") + dtypeLabel(dt));
+    for (int64_t approx : {0, 1}) { // GeGLU: the same kernel with a GELU gate
+      const Tensor wantGe = cput::OpRun("mm.geglu").attr("approximate", approx).in(x).in(u).out(dt).run1();
+      swiglu(stream, dt, dx.get(), n, du.get(), n, dy.get(), n, 1, n,
+             approx ? Activation::geluTanh : Activation::gelu);
+      expectNear(fromDevice(dy, dt, n), cput::toDoubles(wantGe), rtolFor(dt), atolFor(dt),
+                 std::string("geglu ") + std::to_string(approx) + " " + dtypeLabel(dt));
+    }
   }
 }
 
