@@ -272,7 +272,7 @@ void Blas::linear(cudaStream_t stream, const LinearArgs &a) {
   const Path path = choosePath(a);
   const bool fused = a.input.up || a.input.rmsNorm;
   if (fused && !gemvTakesInputOn(a, path))
-    fail("cuda linear: a fused SwiGLU or RMSNorm input needs the GEMV path (one row; for "
+    fail("cuda linear: a fused SwiGLU/GeGLU or RMSNorm input needs the GEMV path (one row; for "
          "RMSNorm K a multiple of 8 and aligned operands)");
   if (path == Path::gemv) {
     if (a.m != 1)

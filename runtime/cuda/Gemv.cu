@@ -20,7 +20,7 @@
 // counter, reset by that block) adds them in split order. Either way the results are
 // deterministic.
 //
-// Fused inputs (GemvInput): the SwiGLU of x and up, or the RMSNorm of x (+ residual), is
+// Fused inputs (GemvInput): the SwiGLU or GeGLU of x and up, or the RMSNorm of x (+ residual), is
 // formed while the block stages its chunk of the input, and rounded to the element type
 // as the swiglu / rmsNorm kernels store it. For the RMSNorm every block first sums s^2
 // over the whole row in rmsNormKernel's order (8-element items, 256 threads, blockSum),
@@ -325,7 +325,7 @@ void gemv(cudaStream_t stream, DType dtype, const void *x, const void *w, const 
     fail("cuda gemv: unsupported call (", dtypeName(dtype), ", n = ", n, ", k = ", k,
          "; needs f32/f16/bf16, n a multiple of 8 and a 16-byte aligned weight)");
   if (!gemvInputSupported(x, k, input))
-    fail("cuda gemv: a fused input is SwiGLU or RMSNorm, not both; an RMSNorm input needs a "
+    fail("cuda gemv: a fused input is SwiGLU/GeGLU or RMSNorm, not both; an RMSNorm input needs a "
          "scale, k a multiple of 8 (k = ", k, ") and 16-byte aligned x, residual and sum");
   const GemvPlan p = plan ? *plan : planGemv(n, k, scratch.partialCount, multiprocessorCount());
   if (p.tiles != ceilDiv(n, kTileCols) || p.chunk < 1 || p.chunk > kMaxChunk ||

@@ -31,7 +31,7 @@ void biasActivation(cudaStream_t stream, DType dtype, void *y, const void *bias,
 /// SiLU for SwiGLU (mm.swiglu), GELU or its tanh form for GeGLU (mm.geglu).
 void swiglu(cudaStream_t stream, DType dtype, const void *gate, int64_t gateRowStride,
             const void *up, int64_t upRowStride, void *out, int64_t outRowStride,
-            int64_t rows, int64_t cols, Activation gateActivation = Activation::silu);
+            int64_t rows, int64_t cols, Activation gateActivation);
 
 /// Element-type conversion of n elements between f32, f16 and bf16 (round to nearest
 /// even). `src` and `dst` must not overlap unless the types have the same size.

@@ -430,8 +430,13 @@ std::vector<DeviceTensor> CudaExecutor::run(const std::vector<RunInput> &inputs,
     // The other staging area grows with this one, now rather than in the next call: page-
     // locked allocations of a megabyte or more take milliseconds (measured: 2.4 ms for the
     // 1.35 MB of LLaVA-7B's f32 pixel values on the H200), which a call of the same shape
-    // would otherwise pay on each parity's first use, the second generation included.
-    staging_[parity_ ^ 1].reserve(staging_[parity_].capacity());
+    // would otherwise pay on each parity's first use, the second generation included. Best
+    // effort: this call has completed, and a failed allocation leaves that area empty, to
+    // be grown (or fail with its message) by the call that needs it.
+    try {
+      staging_[parity_ ^ 1].reserve(staging_[parity_].capacity());
+    } catch (const Error &) {
+    }
     stats_.hostMs +=
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return outs;

@@ -393,22 +393,25 @@ void CudaExecutor::OpRecorder::swiglu() {
   requireFloat(gate.dtype, "the gate");
   const char *pg = gate.dev, *pu = up.dev;
   const DType dt = gate.dtype;
-  // mm.swiglu: SiLU; mm.geglu: GELU, `approximate` 0 (erf) or 1 (tanh).
-  const cuda::Activation act = op().name == "mm.swiglu"              ? cuda::Activation::silu
-                               : attrs().getInt("approximate", 0) == 0 ? cuda::Activation::gelu
-                                                                       : cuda::Activation::geluTanh;
-  if (op().name != "mm.swiglu" && attrs().getInt("approximate", 0) > 1)
-    fail("unknown approximate value ", attrs().getInt("approximate", 0), " (0 = none, 1 = tanh)");
+  // mm.swiglu: SiLU; mm.geglu: the GELU its `approximate` names.
+  const cuda::Activation act = op().name == "mm.swiglu" ? cuda::Activation::silu : geluActivation();
   char *y = result(0, gate.shape, dt).dev;
   cuda::GemvInput fused;
   fused.up = pu;
   fused.gate = act;
   if (leaveToNextLinear(dt, g.rows, g.cols, pg, fused, {gate.block, up.block}))
-    return; // the next op's GEMV forms silu(gate) * up itself; y stays unwritten
+    return; // the next op's GEMV forms act(gate) * up itself; y stays unwritten
   record([=](cudaStream_t s) {
     cuda::swiglu(s, dt, pg, g.rowStride, pu, u.rowStride, y, g.cols, g.rows, g.cols, act);
   });
   sign(index_, dt, pg, g.rowStride, pu, u.rowStride, y, g.rows, g.cols, static_cast<int>(act));
+}
+
+cuda::Activation CudaExecutor::OpRecorder::geluActivation() const {
+  const int64_t approx = attrs().getInt("approximate", 0);
+  if (approx != 0 && approx != 1)
+    fail("unknown approximate value ", approx, " (0 = none, 1 = tanh)");
+  return approx == 0 ? cuda::Activation::gelu : cuda::Activation::geluTanh;
 }
 
 void CudaExecutor::OpRecorder::activation() {
@@ -418,7 +421,7 @@ void CudaExecutor::OpRecorder::activation() {
   cuda::Activation act = cuda::Activation::none;
   const std::string &name = op().name;
   if (name == "mm.gelu")
-    act = attrs().getInt("approximate", 0) == 1 ? cuda::Activation::geluTanh : cuda::Activation::gelu;
+    act = geluActivation();
   else if (name == "mm.quick_gelu")
     act = cuda::Activation::quickGelu;
   else if (name == "mm.silu")

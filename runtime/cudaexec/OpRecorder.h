@@ -73,7 +73,7 @@ private:
   /// Records the append of slot's pending entries, together with its partner's when both
   /// are pending and laid out alike (one launch per layer).
   void launchAppend(size_t slot);
-  /// For an op (mm.swiglu, RMSNorm) whose one-row result 0 feeds only the next op, an
+  /// For an op (mm.swiglu, mm.geglu, RMSNorm) whose one-row result 0 feeds only the next op, an
   /// mm.linear whose GEMV can form that input itself from x [cols] and `input`
   /// (Blas::gemvTakesInput): notes it in the executor (fusedInput_) and returns true, so
   /// that the op records no launch; its result 0 stays unwritten.
@@ -112,6 +112,8 @@ private:
   void rotary();
   void swiglu();
   void activation();
+  /// The GELU of an mm.gelu / mm.geglu `approximate` (0: erf, 1: tanh); fails for others.
+  cuda::Activation geluActivation() const;
   void cast();
   void binary();
   void gather();

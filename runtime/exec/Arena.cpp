@@ -103,11 +103,12 @@ void Arena::endCall() {
 }
 
 void Arena::reserve(size_t bytes) {
-  if (!byOffset_.empty())
-    fail("internal error: an arena cannot grow while ", byOffset_.size(), " blocks are live");
+  if (!byOffset_.empty() || callPeak_ != 0 || !retired_.empty())
+    fail("internal error: an arena grows only between calls (", byOffset_.size(), " blocks are live)");
   if (bytes <= capacity_)
     return;
-  buffer_.reset();
+  bytes = roundUp(bytes);
+  buffer_.reset(); // first: the old and the new buffer are never held together
   capacity_ = 0;
   buffer_ = std::unique_ptr<uint8_t, void (*)(void *)>(static_cast<uint8_t *>(memory_.allocate(bytes)),
                                                        memory_.release);

@@ -57,9 +57,12 @@ public:
   /// Releases every block still live (after a failed call) and grows the buffer to the
   /// peak the call reached if it did not fit.
   void endCall();
-  /// Grows the buffer to at least `bytes` between calls, so that a call of that size runs
-  /// without allocating (the CUDA executor keeps its two staging areas the same size).
-  /// Throws Error while blocks are live: their pointers must not move.
+  /// Grows the buffer to at least `bytes` (rounded up to kAlignment) between calls, so that
+  /// a call of that size runs without allocating (the CUDA executor keeps its two staging
+  /// areas the same size). The old buffer is released first: when the allocation throws
+  /// Error, the arena is left without a buffer (capacity 0), still usable. Throws Error
+  /// inside a call (after allocate(), before endCall()): launches not yet issued may still
+  /// read the buffer.
   void reserve(size_t bytes);
 
   /// Bytes of the arena buffer.

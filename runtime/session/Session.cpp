@@ -24,8 +24,9 @@ namespace {
 
 /// A vision encoder that takes image_grid_thw (Qwen2-VL), called on its own, gets the
 /// generator's checks of its grids against its patch rows: a bad grid would otherwise
-/// run into an op's error or garbage. Other mistakes (a missing input, a wrong dtype or
-/// rank) are left to the executor's input checks, which name them.
+/// run into an op's error or garbage. A grid tensor that is not i64 [images, 3] is refused
+/// by imageGrids; a missing input or pixel values not of rank 2 are left to the
+/// executor's input checks, which name them.
 void checkImageGridInput(const Plan &plan, const std::string &function, const std::vector<Tensor> &inputs) {
   const FunctionInfo *fn = plan.findFunction(function);
   if (!fn || inputs.size() != fn->inputs.size())

@@ -185,8 +185,14 @@ TEST(Arena, ReserveGrowsBetweenCallsSoThatACallOfThatSizeDoesNotAllocate) {
   EXPECT_THROW(a.reserve(8192), mm::rt::Error); // a live block must not move
   EXPECT_EQ(a.capacity(), 4096u);
   a.release(x);
+  EXPECT_THROW(a.reserve(8192), mm::rt::Error); // inside a call: launches may still read it
   a.endCall();
   EXPECT_EQ(deferred::allocations, 1);
   EXPECT_EQ(a.growCount(), 1);
   EXPECT_EQ(a.peak(), 3008u); // what the calls needed, not what was reserved
+  a.reserve(5000); // rounded up to the block alignment
+  EXPECT_EQ(a.capacity(), 5056u);
+  EXPECT_EQ(deferred::frees, 1); // the old buffer, released before the new one was taken
+  a.reserve(0);
+  EXPECT_EQ(a.capacity(), 5056u);
 }

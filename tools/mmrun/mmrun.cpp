@@ -44,14 +44,14 @@ static cl::opt<bool> noCudaGraphs("no-cuda-graphs", cl::cat(mainCat),
                                   cl::desc("With --device cuda: launch every kernel, capture no CUDA graph"));
 static cl::opt<bool> noFusedLaunches(
     "no-fused-launches", cl::cat(mainCat),
-    cl::desc("With --device cuda: no RMSNorm/SwiGLU fused into the next GEMV, no merged "
+    cl::desc("With --device cuda: no RMSNorm/SwiGLU/GeGLU fused into the next GEMV, no merged "
              "q/k rotary launch, no rotary and KV append inside decode attention (for "
              "comparisons; the results are the same)"));
 static cl::opt<bool> noPdl(
     "no-pdl", cl::cat(mainCat),
     cl::desc("With --device cuda: launch kernels without programmatic dependent launch (no "
              "weight loads overlapping the previous kernel); one-row products wider than 1024 "
-             "then go to cuBLASLt instead of the own GEMV, without its fused RMSNorm/SwiGLU "
+             "then go to cuBLASLt instead of the own GEMV, without its fused RMSNorm/SwiGLU/GeGLU "
              "inputs, so sums run in another order (for comparisons)"));
 static cl::opt<bool> info("info", cl::cat(mainCat),
                           cl::desc("Print the plan's functions, signatures and metadata"));

@@ -11,7 +11,7 @@ when the input holds no "after passes:" section.
 import re
 import sys
 
-FUSED = ["add_layer_norm", "add_rms_norm", "attention", "gelu", "layer_norm", "linear",
+FUSED = ["add_layer_norm", "add_rms_norm", "attention", "gelu", "geglu", "layer_norm", "linear",
          "quick_gelu", "rms_norm", "rotary", "silu", "swiglu"]
 # What an unmatched norm (reduce_mean, sqrt, reciprocal), softmax, GELU (erf, tanh),
 # sigmoid activation or rotate-half (neg) leaves in the graph.

@@ -402,7 +402,7 @@ void benchDecodeSmallKernels(cudaStream_t s) {
       rmsNorm(s, DType::bf16, x.get(), res.get(), res.get(), w.get(), DType::bf16, y.get(), 1,
               g.hidden, 1e-5f, 0.0f);
       swiglu(s, DType::bf16, gu.get(), 2 * g.inter, gu.as<uint16_t>() + g.inter, 2 * g.inter,
-             act.get(), g.inter, 1, g.inter);
+             act.get(), g.inter, 1, g.inter, Activation::silu);
     }
   });
   std::printf("\n[6] small decode kernels (2x add+RMSNorm, 2x rotary, KV append, SwiGLU = 6 "
@@ -580,7 +580,7 @@ void benchDecodeStep(cudaStream_t s, Blas &blas, double copyBw, bool sweepPlans)
         linear(gu.get(), w, x.get(), g.inter, g.hidden, in);
       } else {
         swiglu(s, DType::bf16, gu.get(), 2 * g.inter, gu.as<uint16_t>() + g.inter, 2 * g.inter,
-               act.get(), g.inter, 1, g.inter);
+               act.get(), g.inter, 1, g.inter, Activation::silu);
         linear(act.get(), w, x.get(), g.inter, g.hidden);
       }
       w += g.inter * g.hidden;

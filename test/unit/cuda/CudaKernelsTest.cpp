@@ -60,7 +60,7 @@ TEST_F(CudaKernelsTest, SwigluSeparateAndMergedLayouts) {
       DeviceBuffer dbuf = upload(buf), dout = poisoned(dtype, rows * cols);
       const size_t es = dtypeSize(dtype);
       swiglu(stream, dtype, dbuf.get(), 2 * cols, dbuf.as<char>() + cols * es, 2 * cols,
-             dout.get(), cols, rows, cols);
+             dout.get(), cols, rows, cols, Activation::silu);
       std::vector<double> want(rows * cols);
       for (int64_t r = 0; r < rows; ++r)
         for (int64_t c = 0; c < cols; ++c) {
@@ -74,7 +74,7 @@ TEST_F(CudaKernelsTest, SwigluSeparateAndMergedLayouts) {
       const HostArray gate = randomArray(dtype, rows * cols, gen, -4.0, 4.0);
       const HostArray up = randomArray(dtype, rows * cols, gen, -4.0, 4.0);
       DeviceBuffer dg = upload(gate), du = upload(up), dout2 = poisoned(dtype, rows * cols);
-      swiglu(stream, dtype, dg.get(), cols, du.get(), cols, dout2.get(), cols, rows, cols);
+      swiglu(stream, dtype, dg.get(), cols, du.get(), cols, dout2.get(), cols, rows, cols, Activation::silu);
       for (int64_t i = 0; i < rows * cols; ++i)
         want[i] = gate.values[i] / (1.0 + std::exp(-gate.values[i])) * up.values[i];
       expectNear(download(dout2, dtype, rows * cols), want, rtolFor(dtype), atolFor(dtype),

@@ -122,7 +122,7 @@ TEST_F(CudaVsCpuTest, Activations) {
                  std::string(c.op) + " " + std::to_string(c.approx) + " " + dtypeLabel(dt));
     }
     const Tensor want = cput::OpRun("mm.swiglu").in(x).in(u).out(dt).run1();
-    swiglu(stream, dt, dx.get(), n, du.get(), n, dy.get(), n, 1, n);
+    swiglu(stream, dt, dx.get(), n, du.get(), n, dy.get(), n, 1, n, Activation::silu);
     expectNear(fromDevice(dy, dt, n), cput::toDoubles(want), rtolFor(dt), atolFor(dt),
                std::string("swiglu ") + dtypeLabel(dt));
     for (int64_t approx : {0, 1}) { // GeGLU: the same kernel with a GELU gate
