@@ -3,15 +3,17 @@
 # model code for every flavour, so the flavours differ only in how they were exported.
 #
 #   GEN_TOOLS=../shared/tools GEN_DIR=/tmp/g python3 models/recipes/gen_big_flavour.py \
-#       NAME DTYPE MODE [--weights]
+#       NAME DTYPE MODE [--weights] [--text-layers N]
 #
 # NAME: llava-1b | llava-7b (gen_models.build_llava's shapes: CLIP-B/16-224 + a 1.1B Llama with
 # GQA 32/4, or CLIP-L/14-336 + Llama-2-7B). DTYPE: f32 | f16 | bf16 (the model's dtype at export,
 # as `model.to(dtype)` before torch.onnx.export). MODE: ts (TorchScript, opset 17) | dynamo.
 # Writes GEN_DIR/NAME-DTYPE-MODE/{config.json, onnx/{vision_encoder,embed_tokens,
 # decoder_model_merged}.onnx (+ external data)}; --weights also writes the safetensors (the HF
-# peers of bench/hf_llava_bench.py load them). Matrices N(0, 0.02), biases and norm scales at their
-# init (gen_models.build_llava): the figures do not depend on the values.
+# peers of bench/hf_llava_bench.py load them). --text-layers N keeps the first N decoder layers
+# (the full vision tower: its timings at a fraction of the export time, about 50 s for llava-7b
+# with 2). Matrices N(0, 0.02), biases and norm scales at their init (gen_models.build_llava):
+# the figures do not depend on the values.
 import os
 import sys
 import time
@@ -26,10 +28,18 @@ DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
 
 
 def main():
-    args = [a for a in sys.argv[1:] if a != "--weights"]
+    argv = sys.argv[1:]
+    layers = None
+    if "--text-layers" in argv:
+        i = argv.index("--text-layers")
+        if i + 1 >= len(argv) or not argv[i + 1].isdigit() or int(argv[i + 1]) < 1:
+            sys.exit("--text-layers takes a positive layer count")
+        layers = int(argv[i + 1])
+        del argv[i:i + 2]
+    args = [a for a in argv if a != "--weights"]
     if len(args) != 3 or args[0] not in ("llava-1b", "llava-7b") or args[1] not in DTYPES \
             or args[2] not in ("ts", "dynamo"):
-        sys.exit("usage: gen_big_flavour.py llava-1b|llava-7b f32|f16|bf16 ts|dynamo [--weights]")
+        sys.exit("usage: gen_big_flavour.py llava-1b|llava-7b f32|f16|bf16 ts|dynamo [--weights] [--text-layers N]")
     name, dname, mode = args
     dtype, dev, dynamo = DTYPES[dname], "cuda", mode == "dynamo"
     t0 = time.time()
@@ -38,8 +48,12 @@ def main():
     with torch.device(dev):
         m, cfg = G.build_llava()
     torch.set_default_dtype(torch.float32)
+    if layers is not None:
+        lm = m.model.language_model
+        lm.layers = lm.layers[:layers]
+        cfg.text_config.num_hidden_layers = layers
     m = m.eval()
-    base = os.path.join(F.WORK, f"{name}-{dname}-{mode}")
+    base = os.path.join(F.WORK, f"{name}-{dname}-{mode}" + (f"-{layers}l" if layers is not None else ""))
     os.makedirs(base + "/onnx", exist_ok=True)
     cfg.save_pretrained(base)
     G.log(name, dname, mode, "built", f"{time.time() - t0:.1f}s")
