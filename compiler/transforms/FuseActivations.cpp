@@ -208,48 +208,32 @@ struct SigmoidGatePattern : public OpRewritePattern<SigmoidOp> {
   }
 };
 
-/// silu(gate) * up -> swiglu(gate, up).
-struct SwiGLUPattern : public OpRewritePattern<MulOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(MulOp mul, PatternRewriter &rewriter) const override {
-    Value gate, up;
-    if (!eitherOrder(mul.getLhs(), mul.getRhs(), [&](Value s, Value u) {
-          auto silu = defOf<SiluOp>(s);
-          if (!silu || !s.hasOneUse() || !compatibleTypes(u.getType(), mul.getType()) ||
-              !compatibleTypes(s.getType(), mul.getType()))
-            return false;
-          gate = silu.getInput();
-          up = u;
-          return true;
-        }))
-      return rewriter.notifyMatchFailure(mul, "not silu(gate) * up of one type");
-    Type t = mul.getType();
-    rewriter.replaceOpWithNewOp<SwiGLUOp>(mul, t, refineType(rewriter, gate.getLoc(), gate, t),
-                                          refineType(rewriter, up.getLoc(), up, t));
-    return success();
-  }
-};
+/// The gated op of an activation: SiLU -> SwiGLU, GELU -> GeGLU (its approximation kept).
+Value createGated(PatternRewriter &r, MulOp at, SiluOp, Type t, Value gate, Value up) {
+  return r.create<SwiGLUOp>(at.getLoc(), t, gate, up);
+}
+Value createGated(PatternRewriter &r, MulOp at, GeluOp act, Type t, Value gate, Value up) {
+  return r.create<GeGLUOp>(at.getLoc(), t, gate, up, act.getApproximate());
+}
 
-/// gelu(gate) * up -> geglu(gate, up) with the gelu's approximation.
-struct GeGLUPattern : public OpRewritePattern<MulOp> {
-  using OpRewritePattern::OpRewritePattern;
+/// act(gate) * up -> swiglu(gate, up) for SiLU, geglu(gate, up) for GELU: the activation
+/// read only by the product, all three of one type.
+template <typename ActOp> struct GatedActivationPattern : public OpRewritePattern<MulOp> {
+  using OpRewritePattern<MulOp>::OpRewritePattern;
   LogicalResult matchAndRewrite(MulOp mul, PatternRewriter &rewriter) const override {
-    Value gate, up;
-    GeluApproximation approx = GeluApproximation::none;
+    ActOp act;
+    Value up;
     if (!eitherOrder(mul.getLhs(), mul.getRhs(), [&](Value s, Value u) {
-          auto gelu = defOf<GeluOp>(s);
-          if (!gelu || !s.hasOneUse() || !compatibleTypes(u.getType(), mul.getType()) ||
-              !compatibleTypes(s.getType(), mul.getType()))
-            return false;
-          gate = gelu.getInput();
+          act = defOf<ActOp>(s);
           up = u;
-          approx = gelu.getApproximate();
-          return true;
+          return act && s.hasOneUse() && compatibleTypes(u.getType(), mul.getType()) &&
+                 compatibleTypes(s.getType(), mul.getType());
         }))
-      return rewriter.notifyMatchFailure(mul, "not gelu(gate) * up of one type");
+      return rewriter.notifyMatchFailure(mul, "not act(gate) * up of one type");
     Type t = mul.getType();
-    rewriter.replaceOpWithNewOp<GeGLUOp>(mul, t, refineType(rewriter, gate.getLoc(), gate, t),
-                                         refineType(rewriter, up.getLoc(), up, t), approx);
+    Value gate = act.getInput();
+    rewriter.replaceOp(mul, createGated(rewriter, mul, act, t, refineType(rewriter, gate.getLoc(), gate, t),
+                                        refineType(rewriter, up.getLoc(), up, t)));
     return success();
   }
 };
@@ -257,8 +241,8 @@ struct GeGLUPattern : public OpRewritePattern<MulOp> {
 struct FuseActivationsPass : public mm::impl::FuseActivationsBase<FuseActivationsPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<GeluErfPattern, GeluTanhPattern, SigmoidGatePattern, SwiGLUPattern, GeGLUPattern>(
-        &getContext());
+    patterns.add<GeluErfPattern, GeluTanhPattern, SigmoidGatePattern, GatedActivationPattern<SiluOp>,
+                 GatedActivationPattern<GeluOp>>(&getContext());
     if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
